@@ -1,0 +1,159 @@
+"""NVML telemetry: clocks, throttle (clock-event) reasons, temperature, power, utilization.
+
+`Sampler` records every GPU at a fixed interval on a background thread; use it
+as a context manager around the code to watch, or through
+`kernel-profiler telemetry -- CMD`. The result is plain JSON (see `to_json`),
+read back by `kernel_profiler.artifacts.detect` as a telemetry artifact.
+"""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Optional
+
+from .errors import KernelProfilerError
+
+# NVML clock-event reason bits (nvmlClocksEventReason*, formerly ClocksThrottleReason*).
+THROTTLE_REASONS = {
+    0x1: "gpu_idle",
+    0x2: "applications_clocks_setting",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal_slowdown",
+    0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown",
+    0x100: "display_clock_setting",
+}
+THERMAL_REASONS = {"sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown"}
+POWER_REASONS = {"sw_power_cap", "hw_power_brake_slowdown"}
+
+
+class NvmlUnavailable(KernelProfilerError):
+    """NVML cannot be used: no NVIDIA driver, or the nvidia-ml-py package is missing."""
+
+
+def decode_reasons(mask: int) -> list[str]:
+    return [name for bit, name in THROTTLE_REASONS.items() if mask & bit]
+
+
+def _nvml():
+    try:
+        import pynvml  # from the nvidia-ml-py package
+    except ImportError as e:  # pragma: no cover - it is a core dependency
+        raise NvmlUnavailable("the nvidia-ml-py package is missing: pip install nvidia-ml-py") from e
+    try:
+        pynvml.nvmlInit()
+    except Exception as e:  # pynvml raises NVMLError subclasses
+        raise NvmlUnavailable(
+            f"NVML is not available ({e}): telemetry needs an NVIDIA GPU and its driver on this machine"
+        ) from e
+    return pynvml
+
+
+class Sampler:
+    """Samples all GPUs every `interval_s` seconds until stopped."""
+
+    def __init__(self, interval_s: float = 0.1, devices: Optional[list[int]] = None):
+        self.interval_s = interval_s
+        self.devices = devices
+        self.samples: list[dict] = []
+        self.gpus: list[dict] = []
+        self._stop = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self.started_ns: Optional[int] = None
+        self.stopped_ns: Optional[int] = None
+
+    def _read(self, nv, idx: int, handle) -> dict:
+        def safe(fn, *a):
+            try:
+                return fn(*a)
+            except Exception:  # a field this GPU/driver does not support
+                return None
+
+        util = safe(nv.nvmlDeviceGetUtilizationRates, handle)
+        get_reasons = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or nv.nvmlDeviceGetCurrentClocksThrottleReasons
+        mask = safe(get_reasons, handle)
+        power = safe(nv.nvmlDeviceGetPowerUsage, handle)
+        return {
+            "t_ns": time.time_ns(),
+            "gpu": idx,
+            "sm_clock_mhz": safe(nv.nvmlDeviceGetClockInfo, handle, nv.NVML_CLOCK_SM),
+            "mem_clock_mhz": safe(nv.nvmlDeviceGetClockInfo, handle, nv.NVML_CLOCK_MEM),
+            "temperature_c": safe(nv.nvmlDeviceGetTemperature, handle, nv.NVML_TEMPERATURE_GPU),
+            "power_w": power / 1000.0 if power is not None else None,
+            "gpu_util_pct": util.gpu if util is not None else None,
+            "mem_util_pct": util.memory if util is not None else None,
+            "throttle_mask": mask,
+            "throttle_reasons": decode_reasons(mask) if mask is not None else [],
+        }
+
+    def _loop(self, nv, handles) -> None:
+        while not self._stop.is_set():
+            for idx, h in handles:
+                self.samples.append(self._read(nv, idx, h))
+            self._stop.wait(self.interval_s)
+
+    def start(self) -> "Sampler":
+        nv = _nvml()
+        count = nv.nvmlDeviceGetCount()
+        ids = self.devices if self.devices is not None else list(range(count))
+        handles = [(i, nv.nvmlDeviceGetHandleByIndex(i)) for i in ids]
+        for i, h in handles:
+            name = nv.nvmlDeviceGetName(h)
+            limit = None
+            try:
+                limit = nv.nvmlDeviceGetPowerManagementLimit(h) / 1000.0
+            except Exception:
+                pass
+            self.gpus.append({
+                "gpu": i,
+                "name": name.decode() if isinstance(name, bytes) else name,
+                "max_sm_clock_mhz": _try(nv.nvmlDeviceGetMaxClockInfo, h, nv.NVML_CLOCK_SM),
+                "power_limit_w": limit,
+            })
+        self.started_ns = time.time_ns()
+        self._thread = threading.Thread(target=self._loop, args=(nv, handles), daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> "Sampler":
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
+        self.stopped_ns = time.time_ns()
+        return self
+
+    def __enter__(self) -> "Sampler":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def to_json(self, rank: Optional[int] = None) -> dict:
+        return {
+            "kind": "kernel-profiler.telemetry",
+            "version": 1,
+            "host": socket.gethostname(),
+            "rank": rank,
+            "interval_s": self.interval_s,
+            "started_ns": self.started_ns,
+            "stopped_ns": self.stopped_ns,
+            "gpus": self.gpus,
+            "samples": self.samples,
+        }
+
+    def write(self, path: str | Path, rank: Optional[int] = None) -> Path:
+        path = Path(path)
+        path.write_text(json.dumps(self.to_json(rank)))
+        return path
+
+
+def _try(fn, *a):
+    try:
+        return fn(*a)
+    except Exception:
+        return None
