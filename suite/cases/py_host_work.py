@@ -1,5 +1,5 @@
 """Case: each step runs ~1 ms of bf16 matrix products, then prepares the next
-batch on the CPU with NumPy (sorting 100k values, a few ms).
+batch on the CPU with NumPy (generating and sorting 1M values, several ms).
 
 Planted bottleneck: the GPU waits for the host's own computation between steps;
 there are few launches and no synchronization in the loop (host_work).
@@ -21,7 +21,7 @@ def step():
     c = a
     for _ in range(6):
         c = torch.matmul(c, b) * 0.01
-    batch = np.sort(rng.random(100_000))
+    batch = np.sort(rng.random(1_000_000))
     scale = float(batch[len(batch) // 2])
     c.mul_(scale)
 
