@@ -50,6 +50,8 @@ WARMUP_OUTLIER_FACTOR = 3.0
 # Start-up dominated when one-time work (warm-up steps) takes more time than all
 # steady-state steps together.
 STARTUP_DOMINANCE = 1.0
+# ...and the one-time work is itself material (shorter one-time costs are measurement noise).
+STARTUP_MIN_NS = 50e6
 # Pageable copies count as the mechanism when they carry at least this share of bytes.
 PAGEABLE_BYTES_FRACTION = 0.5
 # Kernels ranked in the summary.
@@ -227,7 +229,7 @@ def triage(tl: Timeline) -> TimelineResult:
     ev_busy = Evidence(metric="timeline.gpu_busy_fraction", value=round(busy / window, 4), unit="ratio", artifact=src,
                        meaning=f"GPU busy {busy / 1e6:.3f} ms of a {window / 1e6:.3f} ms steady window ({wsrc})")
     # 1. Start-up / warm-up dominated.
-    if step_ns and warm and step_ns[0] > STARTUP_DOMINANCE * sum(step_ns[1:]):
+    if step_ns and warm and step_ns[0] > STARTUP_DOMINANCE * sum(step_ns[1:]) and step_ns[0] >= STARTUP_MIN_NS:
         res.verdict = "startup"
         res.findings.append(_startup_finding(src, step_ns, summary))
     # 2. Transfer-bound.

@@ -1,0 +1,163 @@
+"""Artifact loading: recognise each file by its content and hand it to its one reader.
+
+`load_paths` takes files and directories. A file named explicitly must be a
+known format (else UnknownFormat); files found while walking a directory that
+match no format are skipped. `.xz`-compressed files are decompressed to a
+temporary folder first; the user's files are never modified.
+"""
+from __future__ import annotations
+
+import json
+import lzma
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..errors import ArtifactError, EmptyCapture, ToolMissing, UnknownFormat
+from . import kineto, ncu_csv, ncu_report, nsys_rep, nsys_sqlite, ptxas, sass
+from .tables import Artifacts, KernelProfile, ResourceUsage, SassFunction, Timeline
+
+HEAD_BYTES = 64 * 1024
+XZ_MAGIC = b"\xfd7zXZ\x00"
+TELEMETRY_KIND = b'"kind": "kernel-profiler.telemetry"'
+
+
+def _telemetry_sniff(path: Path, head: bytes) -> bool:
+    return TELEMETRY_KIND in head[:4096]
+
+
+def _telemetry_load(path: Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise ArtifactError(path, f"unreadable telemetry JSON ({e})") from e
+
+
+# (format name, sniff, load, kind). Order matters only where sniffs could overlap.
+READERS: list[tuple[str, Callable, Callable, str]] = [
+    ("nsys-sqlite", nsys_sqlite.sniff, nsys_sqlite.load, "timeline"),
+    ("nsys-rep", nsys_rep.sniff, nsys_rep.load, "timeline"),
+    ("ncu-rep", ncu_report.sniff, ncu_report.load, "kernels"),
+    ("telemetry", _telemetry_sniff, _telemetry_load, "telemetry"),
+    ("kineto", kineto.sniff, kineto.load, "timeline"),
+    ("ncu-csv", ncu_csv.sniff, ncu_csv.load, "kernels"),
+    ("ptxas-log", ptxas.sniff, ptxas.load, "resources"),
+    ("sass", sass.sniff, sass.load, "sass"),
+]
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(HEAD_BYTES)
+    except OSError as e:
+        raise ArtifactError(path, f"cannot read ({e.strerror or e})") from e
+
+
+def identify(path: Path) -> str | None:
+    """The format name of a file, or None."""
+    head = _head(path)
+    for name, sniff, _, _ in READERS:
+        try:
+            if sniff(path, head):
+                return name
+        except ArtifactError:
+            continue
+    return None
+
+
+def _decompress_xz(path: Path, tmpdir: Path) -> Path:
+    out = tmpdir / path.name.removesuffix(".xz")
+    try:
+        with lzma.open(path) as fi, open(out, "wb") as fo:
+            shutil.copyfileobj(fi, fo)
+    except (lzma.LZMAError, EOFError) as e:
+        raise ArtifactError(path, f"corrupt or truncated .xz file ({e})") from e
+    return out
+
+
+def _walk(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+    out = []
+    for p in paths:
+        p = Path(p)
+        if not p.exists():
+            raise ArtifactError(p, "no such file or directory")
+        if p.is_dir():
+            out += [(f, False) for f in sorted(p.rglob("*")) if f.is_file() and not f.name.startswith(".")]
+        else:
+            out.append((p, True))
+    return out
+
+
+def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artifacts:
+    """Load every artifact under `paths` into one Artifacts bundle."""
+    arts = Artifacts()
+    owned = tmpdir is None
+    tmp = Path(tempfile.mkdtemp(prefix="kernel-profiler-")) if owned else tmpdir
+    try:
+        for path, explicit in _walk(paths):
+            if path.stat().st_size == 0:
+                if explicit:
+                    raise ArtifactError(path, "the file is empty")
+                continue
+            real = path
+            head = _head(path)
+            if head.startswith(XZ_MAGIC):
+                real = _decompress_xz(path, tmp)
+                head = _head(real)
+            fmt = None
+            for name, sniff, load, kind in READERS:
+                try:
+                    if not sniff(real, head):
+                        continue
+                except ArtifactError:
+                    continue
+                fmt = name
+                try:
+                    result = load(real)
+                except (ToolMissing, EmptyCapture) as e:
+                    if explicit:
+                        raise
+                    arts.warnings.append(f"skipped {path}: {e}")
+                    fmt = "skipped"
+                    break
+                _add(arts, kind, result, str(path))
+                break
+            if fmt is None:
+                if explicit:
+                    raise UnknownFormat(path, "not a recognised profiler artifact (expected an nsys .sqlite/.nsys-rep, "
+                                              "ncu .ncu-rep or CSV, PyTorch trace .json[.gz], SASS/res-usage text, "
+                                              "ptxas -v log, or kernel-profiler telemetry JSON)")
+                continue
+            if fmt != "skipped":
+                arts.files.append(str(path))
+    finally:
+        if owned:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if not arts.files:
+        raise EmptyCapture(", ".join(str(p) for p in paths), "no profiler artifacts found")
+    return arts
+
+
+def _add(arts: Artifacts, kind: str, result, shown: str) -> None:
+    if kind == "timeline":
+        result.source = shown
+        arts.timelines.append(result)
+    elif kind == "kernels":
+        for k in result:
+            k.source = shown
+        arts.kernel_profiles += result
+    elif kind == "telemetry":
+        result["source"] = shown
+        arts.telemetry.append(result)
+    else:
+        for item in result:
+            item.source = shown
+            if isinstance(item, SassFunction):
+                arts.sass.append(item)
+            elif isinstance(item, ResourceUsage):
+                arts.resources.append(item)
+
+
+__all__ = ["load_paths", "identify", "Artifacts", "Timeline", "KernelProfile", "SassFunction", "ResourceUsage"]

@@ -43,6 +43,7 @@ import re
 import sys
 import zlib
 from pathlib import Path
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -129,14 +130,14 @@ def _read(path: Path) -> bytes:
             raw = f.read()
     except OSError as e:
         raise ArtifactError(path, f"cannot read the file ({e.strerror or e})") from e
-    if not raw.strip():
+    if not raw or raw.isspace():  # isspace stops at the first other byte; strip() would copy it all
         raise ArtifactError(path, "the file is empty")
     if raw.startswith(GZIP_MAGIC):
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as e:
             raise ArtifactError(path, f"truncated or corrupt gzip data ({e}); copy the trace again") from e
-        if not raw.strip():
+        if not raw or raw.isspace():
             raise ArtifactError(path, "the gzip file holds no data")
     return raw
 
@@ -195,7 +196,11 @@ def _parse_chunked(raw: bytes, acc: "_Accumulator") -> dict | None:
     acc.add(first.pop("traceEvents"))
     header = first
     for a, b in zip(cuts, cuts[1:]):
-        chunk = orjson.loads(b"[" + bytes(mv[next_event(a):b]) + b"]")
+        buf = bytearray(b"[")
+        buf += mv[next_event(a):b]
+        buf += b"]"
+        chunk = orjson.loads(buf)
+        del buf
         acc.add(chunk)
         del chunk
     tail = orjson.loads(b'{"traceEvents":[' + bytes(mv[next_event(cuts[-1]):]))
@@ -209,7 +214,12 @@ def _parse_chunked(raw: bytes, acc: "_Accumulator") -> dict | None:
 # --------------------------------------------------------------------------- per-chunk columns
 
 
-def _num(values: list) -> np.ndarray:
+def _names(names) -> list[str]:
+    """Kernel/API names repeat millions of times: share one string object per distinct name."""
+    return list(map(sys.intern, map(str, names)))
+
+
+def _num(values) -> np.ndarray:
     """float64 array from a list of numbers (NaN for missing); coerces odd values to NaN."""
     try:
         return np.array(values, dtype="float64")
@@ -233,15 +243,24 @@ def _dims(values: list) -> np.ndarray:
     return out
 
 
-def _times(evs: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-    ts = _num([e.get("ts", NAN) for e in evs])
-    dur = _num([e.get("dur", NAN) for e in evs])
-    start = np.rint(ts * 1e3)
-    return start, start + np.rint(dur * 1e3)
+def _pick(dicts: list[dict], keys: tuple, defaults: tuple) -> list:
+    """One sequence per key. Fast path: C-level itemgetter when every dict has every key."""
+    try:
+        return list(zip(*map(itemgetter(*keys), dicts)))
+    except (KeyError, TypeError):
+        return [[d.get(k, v) if type(d) is dict else v for d in dicts] for k, v in zip(keys, defaults)]
+
+
+def _times(ts: list, dur: list) -> tuple[np.ndarray, np.ndarray]:
+    start = np.rint(_num(ts) * 1e3)
+    return start, start + np.rint(_num(dur) * 1e3)
 
 
 def _args(evs: list[dict]) -> list[dict]:
-    return [e.get("args") or {} for e in evs]
+    try:
+        return list(map(itemgetter("args"), evs))
+    except KeyError:
+        return [e.get("args") or {} for e in evs]
 
 
 class _Accumulator:
@@ -267,64 +286,71 @@ class _Accumulator:
                 other.append(e)
         self.meta.extend(other)
         for cat in _GPU_CATS + _API_CATS + _RANGE_CATS + _SPAN_CATS:
-            evs = [e for e in buckets[cat] if e.get("ph", "X") == "X"]
+            evs = buckets[cat]
             if not evs:
                 continue
-            start, end = _times(evs)
+            # Complete events only ("X"; Kineto writes no other phase for these categories).
+            ts, dur, names, phs = _pick(evs, ("ts", "dur", "name", "ph"), (NAN, NAN, "", "X"))
+            if any(ph != "X" for ph in set(phs)):
+                keep = [i for i, ph in enumerate(phs) if ph == "X"]
+                evs = [evs[i] for i in keep]
+                ts, dur, names = [ts[i] for i in keep], [dur[i] for i in keep], [names[i] for i in keep]
+                if not evs:
+                    continue
+            start, end = _times(ts, dur)
             if np.isfinite(start).any():
                 self.t_min = min(self.t_min, np.nanmin(start))
             if np.isfinite(end).any():
                 self.t_max = max(self.t_max, np.nanmax(end))
             if cat == "kernel":
-                self.parts["kernel"].append(self._kernels(evs, start, end))
+                self.parts["kernel"].append(self._kernels(evs, start, end, names))
             elif cat == "gpu_memcpy":
-                self.parts["copy"].append(self._copies(evs, start, end))
+                d = self._gpu_common(evs, start, end, _args(evs))
+                d["name"] = _names(names)
+                self.parts["copy"].append(d)
             elif cat == "gpu_memset":
                 self.parts["set"].append(self._gpu_common(evs, start, end, _args(evs)))
             elif cat in _API_CATS:
-                self.parts["api"].append(self._api(evs, start, end))
+                self.parts["api"].append(self._api(evs, start, end, names))
             elif cat in _RANGE_CATS:
-                self.parts["range"].append(self._host(evs, start, end))
+                self.parts["range"].append(self._host(evs, start, end, names))
 
     @staticmethod
     def _gpu_common(evs, start, end, args) -> dict[str, Any]:
         d = {"start_ns": start, "end_ns": end}
-        for col, key in (("device", "device"), ("stream", "stream"), ("correlation", "correlation")):
-            d[col] = _num([a.get(key, NAN) for a in args])
-        byts = _num([a.get("bytes", NAN) for a in args])
+        dev, stream, corr, byts = _pick(args, ("device", "stream", "correlation", "bytes"), (NAN,) * 4)
+        d["device"], d["stream"], d["correlation"] = _num(dev), _num(stream), _num(corr)
+        byts = _num(byts)
         if np.isnan(byts).any():
             bw = _num([a.get("memory bandwidth (GB/s)", NAN) for a in args])  # GB/s == byte/ns
             byts = np.where(np.isnan(byts), np.rint(bw * (end - start)), byts)
         d["bytes"] = byts
         return d
 
-    def _kernels(self, evs, start, end) -> dict[str, Any]:
+    @staticmethod
+    def _kernels(evs, start, end, names) -> dict[str, Any]:
         args = _args(evs)
-        d = {"start_ns": start, "end_ns": end, "name": list(map(sys.intern, [str(e.get("name", "")) for e in evs]))}
-        for col, key in (("device", "device"), ("stream", "stream"), ("correlation", "correlation"),
-                         ("registers", "registers per thread"), ("static_smem", "shared memory"),
-                         ("dynamic_smem", "dynamic shared memory"), ("local_mem_per_thread", "local memory")):
-            # the last two are absent from Kineto today (NaN); read them if a version ever writes them
-            d[col] = _num([a.get(key, NAN) for a in args])
-        d["grid"] = _dims([a.get("grid", _NO_DIM) for a in args])
-        d["block"] = _dims([a.get("block", _NO_DIM) for a in args])
-        return d
-
-    def _copies(self, evs, start, end) -> dict[str, Any]:
-        d = self._gpu_common(evs, start, end, _args(evs))
-        d["name"] = list(map(sys.intern, [str(e.get("name", "")) for e in evs]))
+        d = {"start_ns": start, "end_ns": end, "name": _names(names)}
+        keys = ("device", "stream", "correlation", "registers per thread", "shared memory", "grid", "block")
+        dev, stream, corr, regs, smem, grid, block = _pick(args, keys, (NAN,) * 5 + (_NO_DIM, _NO_DIM))
+        d.update(device=_num(dev), stream=_num(stream), correlation=_num(corr), registers=_num(regs),
+                 static_smem=_num(smem), grid=_dims(grid), block=_dims(block))
+        # Absent from Kineto today (NaN); read if a version ever writes them.
+        for col, key in (("dynamic_smem", "dynamic shared memory"), ("local_mem_per_thread", "local memory")):
+            d[col] = _num([a.get(key, NAN) for a in args]) if isinstance(args[0], dict) and key in args[0] else np.full(len(args), NAN)
         return d
 
     @staticmethod
-    def _api(evs, start, end) -> dict[str, Any]:
-        return {"start_ns": start, "end_ns": end, "name": list(map(sys.intern, [str(e.get("name", "")) for e in evs])),
-                "pid": [e.get("pid") for e in evs], "tid": [e.get("tid") for e in evs],
-                "correlation": _num([(e.get("args") or {}).get("correlation", NAN) for e in evs])}
+    def _api(evs, start, end, names) -> dict[str, Any]:
+        pid, tid = _pick(evs, ("pid", "tid"), (None, None))
+        (corr,) = _pick(_args(evs), ("correlation", "correlation"), (NAN, NAN))[:1]
+        return {"start_ns": start, "end_ns": end, "name": _names(names), "pid": list(pid), "tid": list(tid),
+                "correlation": _num(corr)}
 
     @staticmethod
-    def _host(evs, start, end) -> dict[str, Any]:
-        return {"start_ns": start, "end_ns": end, "name": [str(e.get("name", "")) for e in evs],
-                "pid": [e.get("pid") for e in evs], "tid": [e.get("tid") for e in evs]}
+    def _host(evs, start, end, names) -> dict[str, Any]:
+        pid, tid = _pick(evs, ("pid", "tid"), (None, None))
+        return {"start_ns": start, "end_ns": end, "name": [str(n) for n in names], "pid": list(pid), "tid": list(tid)}
 
 
 # --------------------------------------------------------------------------- assembly

@@ -121,3 +121,4 @@ class Artifacts:
     resources: list[ResourceUsage] = field(default_factory=list)
     telemetry: list[dict] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # files skipped while walking a directory, and why

@@ -8,7 +8,9 @@ ncu's ``.ncu-rep`` already stores base units (``ns``, ``byte``, ``byte/s``,
 ``hz``); its CSV pages print scaled units (``ms``, ``Mbyte``, ``Gbyte/s``,
 ``Ghz``, ``sector/us``, ``Kbyte/block``, ``%/Kbyte``). ncu's byte prefixes are
 decimal (1 Kbyte = 1000 byte: checked against the .ncu-rep of the same capture);
-binary ``KiB``/``MiB`` are accepted too.
+binary ``KiB``/``MiB`` are accepted too. Quirk: ncu prints a per-byte value
+scaled like a byte count (8190 ``%/byte`` in the report is 8.19 ``%/Kbyte`` in
+the CSV), so a byte prefix in a denominator is undone the same way.
 """
 from __future__ import annotations
 
@@ -55,6 +57,10 @@ def base_unit(unit: str | None) -> tuple[float, str]:
         num, _, den = unit.partition("/")
         fn, bn = _scale(num.strip(), denominator=False) if num.strip() else (1.0, "")
         fd, bd = _scale(den.strip(), denominator=True)
+        if bd == "byte":
+            # ncu scales a per-byte value the way it scales bytes: 8190 %/byte is
+            # printed as 8.19 %/Kbyte (checked against the .ncu-rep). Undo that.
+            fd = 1.0 / fd
         if bn in ("cycle", "cycles") and bd == "s":
             return fn / fd, "hz"
         return fn / fd, f"{bn}/{bd}"

@@ -1,0 +1,1 @@
+"""The multi-agent layer: tools, sandbox, orchestrator, critic loop, model backends, transcripts."""

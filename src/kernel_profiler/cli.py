@@ -1,0 +1,201 @@
+"""The `kernel-profiler` command line. The only module that prints.
+
+Exit codes: 0 success (for `critique`: accepted), 1 `critique` rejected the
+answer, 2 bad input or a missing tool (one-line message, no traceback),
+3 internal error (set KP_DEBUG=1 for the traceback).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from . import __version__
+from .errors import KernelProfilerError, UsageError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="What limits this kernel or this program's GPU time, and what exactly should change.")
+
+EXAMPLE = Path(__file__).parent / "data" / "examples" / "softmax"
+
+
+def _err(msg: str) -> None:
+    typer.echo(f"kernel-profiler: {msg}", err=True)
+
+
+def _progress(msg: str) -> None:
+    typer.echo(f"... {msg}", err=True)
+
+
+@app.command()
+def analyze(
+    paths: List[Path] = typer.Argument(..., help="capture files or folders (nsys .sqlite/.nsys-rep, .ncu-rep, ncu CSV, "
+                                                "PyTorch trace .json[.gz], SASS, res-usage, ptxas logs, telemetry JSON)"),
+    as_json: bool = typer.Option(False, "--json", help="print the Diagnosis as JSON (schema: `kernel-profiler schema`)"),
+    fmt: str = typer.Option("text", "--format", help="text | md | json"),
+) -> None:
+    """Name the bottleneck from existing captures, without any model."""
+    from .engine import analyze as run
+    from .report import markdown, text
+
+    if fmt not in ("text", "md", "json"):
+        raise UsageError(f"--format must be text, md or json, not {fmt!r}")
+    d = run(paths)
+    if as_json or fmt == "json":
+        typer.echo(d.model_dump_json(indent=2))
+    else:
+        typer.echo(markdown(d) if fmt == "md" else text(d))
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON schema of the Diagnosis that `analyze --json` prints."""
+    from .diagnosis import json_schema
+
+    typer.echo(json.dumps(json_schema(), indent=2))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def ask(
+    ctx: typer.Context,
+    question: str = typer.Argument(..., help='e.g. "why is my softmax slow"'),
+    artifacts: List[Path] = typer.Option([], "--artifacts", help="existing captures to investigate"),
+    model: str = typer.Option("", "--model", help="expert | claude[:NAME] | replay:FILE (default: claude when "
+                                                  "ANTHROPIC_API_KEY is set, else the offline expert)"),
+    record: Optional[Path] = typer.Option(None, "--record", help="write the session as a JSONL transcript"),
+    insist: bool = typer.Option(False, "--insist", help="profile kernels even when the timeline says host/transfer-bound"),
+    as_json: bool = typer.Option(False, "--json", help="print the answer as JSON"),
+) -> None:
+    """Investigate like an expert: timeline, then one kernel deep, then SASS. Use `-- CMD ...` for a live target."""
+    cmd = list(ctx.args)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if record is not None and record.exists():
+        raise UsageError(f"{record} already exists; choose another --record file (nothing was overwritten)")
+    arts = [str(a) for a in artifacts]
+    if not cmd and not arts:
+        if not _has_gpu():
+            _progress(f"no GPU and no --artifacts: using the bundled real capture {EXAMPLE} "
+                      "(a naive softmax profiled on an NVIDIA H200)")
+        else:
+            _progress(f"no target given (`-- CMD ...` or --artifacts): using the bundled capture {EXAMPLE}")
+        arts = [str(EXAMPLE)]
+    try:
+        from .agent.session import run_ask
+    except ImportError:  # the agent layer is not installed in this build: answer from the engine alone
+        from .engine import analyze as run
+        from .report import markdown, text
+
+        if cmd:
+            raise UsageError("live targets (`-- CMD`) need the agent layer; give --artifacts instead")
+        _progress("timeline, kernel and SASS evidence from the artifacts (offline engine)")
+        d = run(arts)
+        typer.echo(d.model_dump_json(indent=2) if as_json else text(d))
+        return
+    result = run_ask(question, cmd or None, arts, model or _default_model(), str(record) if record else None,
+                     _progress, insist=insist)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        typer.echo(result.render())
+
+
+@app.command()
+def replay(transcript: Path = typer.Argument(..., help="a JSONL transcript written by `ask --record`"),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Re-run a recorded session from its tool results and model turns: no GPU, no profilers, no network."""
+    from .agent.session import replay as run_replay
+
+    result = run_replay(str(transcript), progress=_progress)
+    typer.echo(result.model_dump_json(indent=2) if as_json else result.render())
+
+
+@app.command()
+def critique(answer: Path = typer.Argument(..., help="diagnosis JSON, or Markdown with Bottleneck/Evidence/Mechanism/Fix"),
+             artifacts: List[Path] = typer.Option(..., "--artifacts", help="the captures the answer cites"),
+             as_json: bool = typer.Option(False, "--json")) -> None:
+    """Check any agent's answer against the artifacts. Exit 0 accept, 1 reject."""
+    from .critic import critique_text
+
+    if not answer.is_file():
+        raise UsageError(f"{answer}: no such file")
+    v = critique_text(answer.read_text(), [str(a) for a in artifacts])
+    if as_json:
+        typer.echo(json.dumps({"verdict": v.verdict, "reasons": v.reasons}, indent=2))
+    else:
+        typer.echo(v.verdict.upper())
+        for r in v.reasons:
+            typer.echo(f"- {r}")
+    raise typer.Exit(0 if v.verdict == "accept" else 1)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def telemetry(ctx: typer.Context,
+              out: Path = typer.Option(Path("telemetry.json"), "--out", "-o", help="where to write the samples"),
+              interval: float = typer.Option(0.1, "--interval", help="seconds between samples")) -> None:
+    """Sample GPU clocks, throttle reasons, temperature, power and utilization while `-- CMD ...` runs."""
+    import subprocess
+
+    from .telemetry import Sampler
+
+    cmd = [a for a in ctx.args if a != "--"]
+    if not cmd:
+        raise UsageError("give the command to watch after `--`, e.g. kernel-profiler telemetry -- python train.py")
+    if out.exists():
+        raise UsageError(f"{out} already exists; choose another --out (nothing was overwritten)")
+    with Sampler(interval_s=interval) as s:
+        rc = subprocess.run(cmd).returncode
+    s.write(out)
+    _progress(f"{len(s.samples)} samples of {len(s.gpus)} GPU(s) written to {out}")
+    raise typer.Exit(rc)
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+def _has_gpu() -> bool:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        return pynvml.nvmlDeviceGetCount() > 0
+    except Exception:
+        return False
+
+
+def _default_model() -> str:
+    return "claude" if os.environ.get("ANTHROPIC_API_KEY") else "expert"
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except KernelProfilerError as e:
+        _err(str(e).splitlines()[0] if str(e) else type(e).__name__)
+        sys.exit(e.exit_code)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        _err("interrupted")
+        sys.exit(130)
+    except Exception as e:  # click usage errors and anything unexpected
+        import click
+
+        if isinstance(e, click.exceptions.ClickException):
+            e.show()
+            sys.exit(2)
+        if os.environ.get("KP_DEBUG"):
+            raise
+        _err(f"internal error: {type(e).__name__}: {e} (set KP_DEBUG=1 for the traceback)")
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()

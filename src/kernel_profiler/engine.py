@@ -1,0 +1,139 @@
+"""The evidence engine: artifacts -> timeline triage -> kernel analysis -> Diagnosis.
+
+`analyze(paths)` is what `kernel-profiler analyze` runs; the agents' tools call
+the same functions. Order follows the method: the timeline decides first
+(start-up, transfer- or host-bound ends the investigation; kernel profiles are
+then secondary), and only a kernel-bound timeline hands over to the kernels
+that dominate GPU time.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Optional
+
+from .artifacts import load_paths
+from .artifacts.tables import Artifacts, Timeline
+from .diagnosis import Diagnosis, Evidence, Finding, Fix
+from .kernels import KernelAnalysis, analyze_kernels, excess_dram_traffic, kernel_key
+from .timeline import TimelineResult, triage
+
+# Timeline-only: the dominant kernel's grid smaller than the SM count is low parallelism.
+TIMELINE_ONLY_CONFIDENCE = 0.55
+# Process start-up is noted (apart from the diagnosis) when longer than the steady window and this.
+STARTUP_NOTE_MIN_NS = 0.5e9
+
+
+def analyze(paths: Iterable[str | Path]) -> Diagnosis:
+    return diagnose(load_paths(paths))
+
+
+def _main_timeline(arts: Artifacts) -> Optional[Timeline]:
+    if not arts.timelines:
+        return None
+    # Prefer nsys (it sees process start-up and every API call), then the one with most kernels.
+    return max(arts.timelines, key=lambda t: (t.format == "nsys-sqlite", len(t.kernels)))
+
+
+def diagnose(arts: Artifacts) -> Diagnosis:
+    tl = _main_timeline(arts)
+    tres: Optional[TimelineResult] = triage(tl) if tl is not None else None
+    analyses = analyze_kernels(arts.kernel_profiles, tres.kernels if tres else None, arts.sass, arts.resources)
+    kernel_findings = [f for a in analyses for f in a.findings]
+    program = excess_dram_traffic(analyses)
+    secondary: list[Finding] = []
+
+    if tres is not None and tres.verdict in ("startup", "transfer", "host"):
+        primary, *rest = tres.findings
+        secondary = rest + kernel_findings
+    elif program is not None:
+        primary = program
+        secondary = kernel_findings
+    elif analyses:
+        primary, secondary = _kernel_primary(analyses)
+    elif tres is not None and tres.verdict == "kernel":
+        primary = _timeline_only(tl, tres)
+    else:
+        primary = Finding(bound="inconclusive", bottleneck="The artifacts hold no timeline and no profiled kernel.",
+                          confidence=0.1, missing=["an nsys sqlite export or PyTorch trace", "an ncu report"])
+    if (tres is not None and tres.summary.startup_ns > max(tres.summary.window_ns, STARTUP_NOTE_MIN_NS)
+            and primary.mechanism != "startup_dominated"):
+        secondary.append(_startup_note(tres))
+    device = None
+    if tl is not None and tl.gpus:
+        device = tl.gpus[0].name
+    elif arts.kernel_profiles:
+        device = arts.kernel_profiles[0].device
+    return Diagnosis.from_findings(primary, secondary, timeline=tres.summary if tres else None,
+                                   artifacts=list(arts.files), device=device)
+
+
+def _kernel_primary(analyses: list[KernelAnalysis]) -> tuple[Finding, list[Finding]]:
+    top = analyses[0]
+    primary = top.findings[0]
+    secondary = top.findings[1:] + [f for a in analyses[1:] for f in a.findings]
+    if primary.mechanism == "near_peak" and len(analyses) > 1:
+        nxt = analyses[1].findings[0]
+        primary.explanation += (f" The next-largest profiled cost is `{kernel_key(analyses[1].profile.name)}` "
+                                f"({(analyses[1].share or 0):.0%} of GPU time): {nxt.bottleneck}")
+    return primary, secondary
+
+
+def _timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:
+    s = tres.summary
+    top = tres.kernels.iloc[0]
+    src = tl.source
+    ev = [
+        Evidence(metric="timeline.gpu_busy_fraction", value=round(s.busy_fraction, 4), unit="ratio", artifact=src,
+                 meaning=f"GPU busy {s.busy_fraction:.0%} of the steady window: kernel-bound"),
+        Evidence(metric="timeline.kernel_share", value=round(float(top["share"]), 4), unit="ratio", artifact=src,
+                 kernel=str(top["name"]), meaning=f"`{kernel_key(str(top['name']))}` takes {top['share']:.0%} of kernel time "
+                                                  f"({int(top['count'])} launches, median {top['median_ns'] / 1e3:.1f} us)"),
+    ]
+    rows = tl.kernels[tl.kernels["name"] == top["name"]]
+    sms = tl.gpus[0].sm_count if tl.gpus else None
+    if len(rows) and sms and {"grid_x", "grid_y", "grid_z"} <= set(rows.columns):
+        g = rows.iloc[0]
+        try:
+            blocks = int(g["grid_x"]) * int(g["grid_y"]) * int(g["grid_z"])
+        except (TypeError, ValueError):
+            blocks = None
+        if blocks is not None and 0 < blocks < sms:
+            ev.append(Evidence(metric="timeline.grid_blocks", value=blocks, unit="block", artifact=src,
+                               kernel=str(top["name"]), meaning=f"{blocks} blocks on a {sms}-SM GPU"))
+            return Finding(
+                bound="latency", mechanism="low_parallelism", kernel=str(top["name"]), share=float(top["share"]),
+                bottleneck=(f"GPU time is dominated by `{kernel_key(str(top['name']))}`, which launches only {blocks} "
+                            f"blocks on a {sms}-SM GPU."),
+                evidence=ev,
+                explanation=(f"Each block runs on one SM, so at most {blocks / sms:.0%} of the GPU can work on the "
+                             f"dominant kernel. (Timeline only: an ncu report would confirm with its memory throughput.)"),
+                fix=Fix(change=f"Launch at least {2 * sms} blocks (several per SM), e.g. one block per tile of data.",
+                        metric="launch__grid_size", direction="increase", expected=f"from {blocks} to >= {2 * sms}",
+                        current_value=blocks, target_value=2 * sms),
+                confidence=TIMELINE_ONLY_CONFIDENCE, missing=[f"ncu report of {kernel_key(str(top['name']))}"],
+            )
+    name = kernel_key(str(top["name"]))
+    return Finding(
+        bound="inconclusive", mechanism=None, kernel=str(top["name"]), share=float(top["share"]),
+        bottleneck=(f"The program is kernel-bound and `{name}` dominates GPU time ({top['share']:.0%}); the timeline "
+                    f"alone cannot say what limits it."),
+        evidence=ev,
+        explanation="A timeline shows when kernels run, not which hardware resource limits them.",
+        fix=Fix(change=(f"Profile that kernel one level deeper: `ncu --set full -k regex:{name[:40]} -s 3 -c 1 -o "
+                        f"report CMD` (or `kernel-profiler ask ... -- CMD`) and analyze the report."),
+                metric="gpu__time_duration.sum", direction="decrease", expected="unknown until the kernel is profiled"),
+        confidence=0.3, missing=[f"ncu report of {name}"],
+    )
+
+
+def _startup_note(tres: TimelineResult) -> Finding:
+    s = tres.summary
+    return Finding(
+        bound="host", mechanism="startup_dominated", share=s.startup_ns / max(s.capture_ns, 1.0),
+        bottleneck=(f"Process start-up ({s.startup_ns / 1e9:.2f} s before the first GPU work) is longer than the "
+                    f"steady-state window analyzed ({s.window_ns / 1e6:.1f} ms); it is reported apart."),
+        evidence=[Evidence(metric="timeline.startup_ns", value=s.startup_ns, unit="ns", artifact=s.source,
+                           meaning="capture start to first GPU operation (imports, CUDA context, allocation)")],
+        explanation="Start-up is real wall time but not any kernel's fault; it matters only for short-lived runs.",
+        confidence=0.6,
+    )

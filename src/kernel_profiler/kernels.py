@@ -1,0 +1,187 @@
+"""Kernel analysis: roofline plus mechanism detection for every profiled kernel,
+ranked by the share of GPU time the timeline gives it, and the program-level
+check for work split over many memory-streaming kernels (excess DRAM traffic).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pandas as pd
+
+from .artifacts.tables import KernelProfile, ResourceUsage, SassFunction
+from .diagnosis import Evidence, Finding, Fix, Roofline
+from .mechanisms import detect
+from .roofline import roofline
+
+# Program-level excess DRAM traffic: at least this many distinct memory-streaming kernels...
+EXCESS_MIN_KERNELS = 3
+# ...each within this factor of its DRAM roofline (they stream efficiently; the waste is the passes)...
+EXCESS_STREAMING_GAP = 2.0
+# ...with at most this arithmetic intensity (FLOP per DRAM byte: elementwise work)...
+EXCESS_MAX_INTENSITY = 1.0
+# ...that together take at least this share of GPU time.
+EXCESS_MIN_SHARE = 0.5
+
+
+def kernel_key(name: str) -> str:
+    """Comparable kernel identity across formats: function name without 'void', arguments and spaces."""
+    n = re.sub(r"^void\s+", "", (name or "").strip())
+    depth = 0
+    for i, ch in enumerate(n):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth <= 0:
+            n = n[:i]
+            break
+    return re.sub(r"\s+", "", n)
+
+
+@dataclass
+class KernelAnalysis:
+    profile: KernelProfile
+    roofline: Optional[Roofline]
+    findings: list[Finding]
+    share: Optional[float]  # of steady-state GPU time, from the timeline
+    duration_ns: float = 0.0
+    sass: Optional[SassFunction] = None
+    resources: list[ResourceUsage] = field(default_factory=list)
+
+
+def dedupe(profiles: list[KernelProfile]) -> list[KernelProfile]:
+    """The same launches read from a .ncu-rep and its CSV exports count once.
+
+    For each kernel, profiles are taken from the one source file that holds the
+    most metrics for it (the .ncu-rep over its CSV pages).
+    """
+    def base(k: KernelProfile) -> str:  # formats spell template arguments differently; compare the function
+        return re.split(r"[<(]", kernel_key(k.name))[0].split("::")[-1]
+
+    richness: dict[tuple[str, str], int] = {}
+    for k in profiles:
+        key = (base(k), k.source)
+        richness[key] = max(richness.get(key, 0), len(k.metrics))
+    best_source: dict[str, str] = {}
+    for (name, source), n in richness.items():
+        if name not in best_source or n > richness[(name, best_source[name])]:
+            best_source[name] = source
+    return [k for k in profiles if best_source.get(base(k)) == k.source]
+
+
+def shares_from_timeline(ranked: Optional[pd.DataFrame]) -> dict[str, float]:
+    if ranked is None or len(ranked) == 0:
+        return {}
+    keys = ranked["name"].map(lambda n: kernel_key(str(n)))
+    return ranked.groupby(keys)["share"].sum().to_dict()
+
+
+def analyze_kernels(profiles: list[KernelProfile], ranked: Optional[pd.DataFrame],
+                    sass: list[SassFunction], resources: list[ResourceUsage]) -> list[KernelAnalysis]:
+    shares = shares_from_timeline(ranked)
+    out = []
+    for k in dedupe(profiles):
+        r = roofline(k)
+        key = kernel_key(k.name)
+        fn = next((s for s in sass if kernel_key(s.name) == key or getattr(s, "mangled", None) == k.mangled), None)
+        res = [u for u in resources if kernel_key(u.name) == key or getattr(u, "mangled", None) == k.mangled]
+        ka = KernelAnalysis(profile=k, roofline=r, findings=detect(k, r), share=shares.get(key),
+                            duration_ns=k.get("gpu__time_duration.sum") or 0.0, sass=fn, resources=res)
+        for f in ka.findings:
+            f.share = ka.share
+        confirm_with_sass(ka)
+        out.append(ka)
+    # Rank by timeline share when known, else by profiled duration.
+    total = sum(a.duration_ns for a in out) or 1.0
+    for a in out:
+        if a.share is None:
+            a.share = a.duration_ns / total
+            for f in a.findings:
+                f.share = a.share
+    return sorted(out, key=lambda a: -(a.share or 0.0))
+
+
+def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
+    """Several elementwise kernels each streaming near DRAM bandwidth: the waste is the number of passes."""
+    streaming = [a for a in analyses if a.roofline and a.roofline.limiter == "memory"
+                 and a.roofline.gap <= EXCESS_STREAMING_GAP
+                 and (a.roofline.arithmetic_intensity or 0.0) <= EXCESS_MAX_INTENSITY]
+    names = {kernel_key(a.profile.name) + str(a.profile.launch_id) for a in streaming}
+    # Several launches of one kernel share its timeline share: count each kernel once.
+    share = sum({kernel_key(a.profile.name): a.share or 0.0 for a in streaming}.values())
+    if len(names) < EXCESS_MIN_KERNELS or share < EXCESS_MIN_SHARE:
+        return None
+    total_bytes = sum(a.roofline.dram_bytes for a in streaming)
+    biggest = max(a.roofline.dram_bytes for a in streaming)
+    passes = total_bytes / biggest if biggest else float(len(streaming))
+    total_ns = sum(a.duration_ns for a in streaming)
+    src = streaming[0].profile.source
+    return Finding(
+        bound="memory", mechanism="excess_dram_traffic", share=share,
+        bottleneck=(f"The work is split over {len(streaming)} elementwise kernels that each stream the data through "
+                    f"DRAM: {total_bytes / 1e9:.2f} GB moved where about {biggest / 1e9:.2f} GB (one pass) would do."),
+        evidence=[
+            Evidence(metric="derived.streaming_kernels", value=len(streaming), unit="count", artifact=src,
+                     meaning="memory-bound elementwise kernels, each within 2x of its DRAM roofline"),
+            Evidence(metric="sum(dram__bytes_read.sum+dram__bytes_write.sum)", value=total_bytes, unit="byte",
+                     artifact=src, meaning=f"DRAM bytes moved by these kernels together (~{passes:.1f} passes)"),
+            Evidence(metric="sum(gpu__time_duration.sum)", value=total_ns, unit="ns", artifact=src,
+                     meaning=f"their combined duration, {share:.0%} of GPU time"),
+        ],
+        explanation=("Each kernel is individually efficient (close to DRAM bandwidth), so no single kernel looks "
+                     "wrong; the waste is structural: every intermediate result is written to DRAM and read back "
+                     f"by the next kernel, about {passes:.1f}x the bytes one fused pass needs. Memory-bound time "
+                     "scales with bytes moved."),
+        fix=Fix(change=("Fuse the chain into one kernel that reads the input once and writes the output once "
+                        "(torch.compile, a fused library op such as F.gelu, a Triton/CUDA kernel)."),
+                metric="sum(dram__bytes_read.sum+dram__bytes_write.sum)", direction="decrease",
+                expected=f"about {passes:.0f}x fewer DRAM bytes; time from {total_ns / 1e3:.0f} us toward "
+                         f"{total_ns / max(passes, 1) / 1e3:.0f} us", current_value=total_bytes, target_value=biggest),
+        confidence=0.8,
+    )
+
+
+def confirm_with_sass(a: KernelAnalysis) -> None:
+    """Let SASS and compiler output confirm or refute the primary mechanism of a kernel."""
+    f = a.findings[0]
+    fn, res = a.sass, a.resources
+    ops = fn.opcode_counts if fn else {}
+
+    def count(*prefixes: str) -> int:
+        return sum(v for op, v in ops.items() if op.startswith(prefixes))
+
+    ev: Optional[Evidence] = None
+    if f.mechanism == "local_memory_spill":
+        if fn:
+            n = count("LDL", "STL")
+            ev = Evidence(metric="sass.LDL+STL", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
+                          meaning=f"{n} local-memory instructions in the kernel's SASS")
+            f.confidence = min(1.0, f.confidence + 0.1) if n else f.confidence - 0.3
+        stack = next((u for u in res if u.stack_bytes), None)
+        if stack:
+            spill = stack.spill_store_bytes or 0
+            f.explanation += (f" The compiler reports a {stack.stack_bytes}-byte stack frame"
+                              + (f" and {spill} bytes of spill stores" if spill else " and no spills: an indexed array, not register pressure")
+                              + f" ({stack.source}).")
+    elif f.mechanism == "atomic_contention" and fn:
+        n = count("RED", "ATOM")
+        ev = Evidence(metric="sass.RED+ATOM", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
+                      meaning=f"{n} global atomic instructions (RED/ATOM) in the SASS")
+        f.confidence = min(1.0, f.confidence + 0.05) if n else f.confidence - 0.3
+    elif f.mechanism == "no_tensor_cores" and fn:
+        mma, ffma = count("HMMA", "HGMMA", "IMMA", "QGMMA"), count("FFMA")
+        ev = Evidence(metric="sass.FFMA", value=ffma, unit="instructions", artifact=fn.source, kernel=fn.name,
+                      meaning=f"{ffma} FFMA and {mma} tensor-core (HMMA/HGMMA) instructions in the SASS")
+        f.confidence = min(1.0, f.confidence + 0.05) if mma == 0 else f.confidence - 0.4
+    elif f.mechanism == "shared_bank_conflict" and fn:
+        n = count("LDS", "STS")
+        ev = Evidence(metric="sass.LDS+STS", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
+                      meaning=f"{n} shared-memory instructions in the SASS")
+    elif f.mechanism == "uncoalesced_global" and fn:
+        n = count("LDG")
+        ev = Evidence(metric="sass.LDG", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
+                      meaning=f"{n} global loads; forms: " + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
+    if ev is not None:
+        f.evidence = f.evidence[:2] + [ev]
