@@ -154,6 +154,38 @@ def telemetry(ctx: typer.Context,
     raise typer.Exit(rc)
 
 
+@app.command("install")
+def install_cmd(target: str = typer.Argument(..., help="what to install into: claude"),
+                dest: Path = typer.Option(Path("."), "--dest", help="project folder that gets .claude/"),
+                user: bool = typer.Option(False, "--user", help="install into ~/.claude instead"),
+                force: bool = typer.Option(False, "--force", help="overwrite files you changed")) -> None:
+    """Install the Claude Code subagent, skills and tools/profile.sh into .claude/."""
+    from .install import install
+
+    if target != "claude":
+        raise UsageError(f"unknown install target {target!r}; the only one is: claude")
+    rep = install(Path.home() if user else dest, force=force)
+    typer.echo(f"installed {len(rep['installed'])}, unchanged {len(rep['unchanged'])}, kept {len(rep['kept'])} "
+               f"(files you changed; --force overwrites them)")
+    for rel in rep["kept"]:
+        typer.echo(f"  kept {rel}")
+
+
+@app.command("uninstall")
+def uninstall_cmd(target: str = typer.Argument(..., help="claude"),
+                  dest: Path = typer.Option(Path("."), "--dest"),
+                  user: bool = typer.Option(False, "--user")) -> None:
+    """Remove what `install claude` put there (files you changed since are kept)."""
+    from .install import uninstall
+
+    if target != "claude":
+        raise UsageError(f"unknown uninstall target {target!r}; the only one is: claude")
+    rep = uninstall(Path.home() if user else dest)
+    typer.echo(f"removed {len(rep['removed'])}, kept {len(rep['kept'])} changed file(s)")
+    for rel in rep["kept"]:
+        typer.echo(f"  kept {rel}")
+
+
 @app.command()
 def version() -> None:
     """Print the version."""
