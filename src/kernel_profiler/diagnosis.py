@@ -125,6 +125,26 @@ class TimelineSummary(BaseModel):
     top_kernels: list[KernelRow] = Field(default_factory=list)
 
 
+class RankRow(BaseModel):
+    """One rank of a multi-process job."""
+
+    rank: int
+    pid: Optional[int] = None
+    device: Optional[int] = None
+    steps: int = 0
+    step_p50_ns: Optional[float] = None
+    step_p90_ns: Optional[float] = None
+    step_p99_ns: Optional[float] = None
+    step_max_ns: Optional[float] = None
+    compute_ns_per_step: Optional[float] = None
+    collective_ns_per_step: Optional[float] = None
+    collective_enter_lag_ns: Optional[float] = Field(default=None, description="median delay entering the collective "
+                                                     "after the first rank entered it (0 = first)")
+    sm_clock_mhz_median: Optional[float] = None
+    throttle_reasons: list[str] = Field(default_factory=list)
+    source: str = ""
+
+
 class Diagnosis(BaseModel):
     """kernel-profiler's answer. `bound`/`mechanism` repeat the primary finding's."""
 
@@ -143,6 +163,8 @@ class Diagnosis(BaseModel):
     timeline: Optional[TimelineSummary] = None
     artifacts: list[str] = Field(default_factory=list)
     device: Optional[str] = None
+    straggler_rank: Optional[int] = Field(default=None, description="multi-rank jobs: the slow rank, if any")
+    ranks: list[RankRow] = Field(default_factory=list, description="multi-rank jobs: per-rank table")
 
     @classmethod
     def from_findings(cls, primary: Finding, secondary: list[Finding], **extra) -> "Diagnosis":
