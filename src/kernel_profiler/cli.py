@@ -208,7 +208,8 @@ def _default_model() -> str:
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)  # click returns the code of typer.Exit in this mode
+        sys.exit(rc if isinstance(rc, int) else 0)
     except KernelProfilerError as e:
         _err(str(e).splitlines()[0] if str(e) else type(e).__name__)
         sys.exit(e.exit_code)
@@ -218,11 +219,9 @@ def main() -> None:
         _err("interrupted")
         sys.exit(130)
     except Exception as e:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
+        if hasattr(e, "show") and hasattr(e, "exit_code"):  # click (or typer's vendored click) usage error
             e.show()
-            sys.exit(2)
+            sys.exit(e.exit_code or 2)
         if os.environ.get("KP_DEBUG"):
             raise
         _err(f"internal error: {type(e).__name__}: {e} (set KP_DEBUG=1 for the traceback)")
