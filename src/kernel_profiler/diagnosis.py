@@ -164,6 +164,9 @@ class Diagnosis(BaseModel):
     artifacts: list[str] = Field(default_factory=list)
     device: Optional[str] = None
     straggler_rank: Optional[int] = Field(default=None, description="multi-rank jobs: the slow rank, if any")
+    straggler_verdict: Optional[Literal["straggler", "no straggler"]] = Field(
+        default=None, description="multi-rank jobs: whether one rank holds the others back beyond noise")
+    straggler_cause: Optional[str] = Field(default=None, description="uneven_work | host | throttle:<reason>")
     ranks: list[RankRow] = Field(default_factory=list, description="multi-rank jobs: per-rank table")
 
     @classmethod

@@ -15,6 +15,7 @@ from .artifacts import load_paths
 from .artifacts.tables import Artifacts, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding, Fix
 from .kernels import KernelAnalysis, analyze_kernels, excess_dram_traffic, kernel_key
+from .multirank import analyze_ranks
 from .timeline import TimelineResult, triage
 
 # Timeline-only: the dominant kernel's grid smaller than the SM count is low parallelism.
@@ -34,8 +35,19 @@ def _main_timeline(arts: Artifacts) -> Optional[Timeline]:
     return max(arts.timelines, key=lambda t: (t.format == "nsys-sqlite", len(t.kernels)))
 
 
+def _rank_timeline(tl: Timeline, pid: int) -> Timeline:
+    """The part of a multi-process timeline that belongs to one process."""
+    import dataclasses
+
+    parts = {name: getattr(tl, name) for name in ("kernels", "copies", "sets", "api", "ranges")}
+    return dataclasses.replace(tl, **{n: df[df["pid"] == pid] if len(df) else df for n, df in parts.items()})
+
+
 def diagnose(arts: Artifacts) -> Diagnosis:
+    ranks = analyze_ranks(arts)
     tl = _main_timeline(arts)
+    if ranks is not None and tl is not None and len(tl.kernels) and tl.kernels["pid"].nunique() > 1:
+        tl = _rank_timeline(tl, int(ranks[1][0].pid))  # per-rank analysis of the first rank
     tres: Optional[TimelineResult] = triage(tl) if tl is not None else None
     analyses = analyze_kernels(arts.kernel_profiles, tres.kernels if tres else None, arts.sass, arts.resources)
     kernel_findings = [f for a in analyses for f in a.findings]
@@ -58,13 +70,23 @@ def diagnose(arts: Artifacts) -> Diagnosis:
     if (tres is not None and tres.summary.startup_ns > max(tres.summary.window_ns, STARTUP_NOTE_MIN_NS)
             and primary.mechanism != "startup_dominated"):
         secondary.append(_startup_note(tres))
+    extra: dict = {}
+    if ranks is not None:
+        rank_finding, rows, straggler, cause = ranks
+        extra = dict(ranks=rows, straggler_rank=straggler, straggler_cause=cause,
+                     straggler_verdict="straggler" if straggler is not None else "no straggler")
+        if straggler is not None or rank_finding.mechanism == "comms_wait":
+            secondary = [primary] + secondary
+            primary = rank_finding
+        else:
+            secondary = [rank_finding] + secondary
     device = None
     if tl is not None and tl.gpus:
         device = tl.gpus[0].name
     elif arts.kernel_profiles:
         device = arts.kernel_profiles[0].device
     return Diagnosis.from_findings(primary, secondary, timeline=tres.summary if tres else None,
-                                   artifacts=list(arts.files), device=device)
+                                   artifacts=list(arts.files), device=device, **extra)
 
 
 def _kernel_primary(analyses: list[KernelAnalysis]) -> tuple[Finding, list[Finding]]:

@@ -125,9 +125,9 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
         evidence=[
             Evidence(metric="derived.streaming_kernels", value=len(streaming), unit="count", artifact=src,
                      meaning="memory-bound elementwise kernels, each within 2x of its DRAM roofline"),
-            Evidence(metric="sum(dram__bytes_read.sum+dram__bytes_write.sum)", value=total_bytes, unit="byte",
+            Evidence(metric="derived.streaming_dram_bytes", value=total_bytes, unit="byte",
                      artifact=src, meaning=f"DRAM bytes moved by these kernels together (~{passes:.1f} passes)"),
-            Evidence(metric="sum(gpu__time_duration.sum)", value=total_ns, unit="ns", artifact=src,
+            Evidence(metric="derived.streaming_duration_ns", value=total_ns, unit="ns", artifact=src,
                      meaning=f"their combined duration, {share:.0%} of GPU time"),
         ],
         explanation=("Each kernel is individually efficient (close to DRAM bandwidth), so no single kernel looks "
@@ -136,7 +136,7 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
                      "scales with bytes moved."),
         fix=Fix(change=("Fuse the chain into one kernel that reads the input once and writes the output once "
                         "(torch.compile, a fused library op such as F.gelu, a Triton/CUDA kernel)."),
-                metric="sum(dram__bytes_read.sum+dram__bytes_write.sum)", direction="decrease",
+                metric="derived.streaming_dram_bytes", direction="decrease",
                 expected=f"about {passes:.0f}x fewer DRAM bytes; time from {total_ns / 1e3:.0f} us toward "
                          f"{total_ns / max(passes, 1) / 1e3:.0f} us", current_value=total_bytes, target_value=biggest),
         confidence=0.8,

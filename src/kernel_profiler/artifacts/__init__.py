@@ -21,10 +21,11 @@ from .tables import Artifacts, KernelProfile, ResourceUsage, SassFunction, Timel
 HEAD_BYTES = 64 * 1024
 XZ_MAGIC = b"\xfd7zXZ\x00"
 TELEMETRY_KIND = b'"kind": "kernel-profiler.telemetry"'
+STEPS_KIND = b'"kind": "kernel-profiler.steps"'
 
 
 def _telemetry_sniff(path: Path, head: bytes) -> bool:
-    return TELEMETRY_KIND in head[:4096]
+    return TELEMETRY_KIND in head[:4096] or STEPS_KIND in head[:4096]
 
 
 def _telemetry_load(path: Path) -> dict:
@@ -150,7 +151,7 @@ def _add(arts: Artifacts, kind: str, result, shown: str) -> None:
         arts.kernel_profiles += result
     elif kind == "telemetry":
         result["source"] = shown
-        arts.telemetry.append(result)
+        (arts.step_times if result.get("kind") == "kernel-profiler.steps" else arts.telemetry).append(result)
     else:
         for item in result:
             item.source = shown

@@ -119,6 +119,7 @@ class Artifacts:
     kernel_profiles: list[KernelProfile] = field(default_factory=list)
     sass: list[SassFunction] = field(default_factory=list)
     resources: list[ResourceUsage] = field(default_factory=list)
-    telemetry: list[dict] = field(default_factory=list)
+    telemetry: list[dict] = field(default_factory=list)  # kernel-profiler telemetry JSON (one per file)
+    step_times: list[dict] = field(default_factory=list)  # kernel-profiler.steps JSON: {"rank", "step_s": [...]}
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # files skipped while walking a directory, and why

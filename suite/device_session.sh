@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One device session's work beyond the single-GPU suite, run from the repository root on the lent machine:
+#   bash suite/device_session.sh multirank   two-GPU straggler suite (needs 2 GPUs)
+#   bash suite/device_session.sh profile_sh  the subagent's method followed literally with tools/profile.sh
+# Results land in $OUT (the device tool's output folder) or /tmp/device-out.
+set -uo pipefail
+R=${OUT:-/tmp/device-out}; mkdir -p "$R"; unset OUT
+export PATH=/usr/local/cuda/bin:$PATH
+mkdir -p /tmp/dw && for f in .debs/*.deb; do dpkg -x "$f" /tmp/dw; done
+export LD_LIBRARY_PATH=/tmp/dw/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+fi
+export PYTHONPATH=/tmp/site:$PWD/src
+mkdir -p /tmp/kpbin && printf '#!/bin/sh\nexec python3 -m kernel_profiler.cli "$@"\n' > /tmp/kpbin/kernel-profiler
+chmod +x /tmp/kpbin/kernel-profiler && export PATH=/tmp/kpbin:$PATH
+for step in "$@"; do
+  case "$step" in
+    multirank)
+      nvidia-smi -L
+      python3 suite/capture_multirank.py --work /tmp/mr --pack-dir "$R" 2>&1 | tee "$R/multirank.log" | tail -8 ;;
+    profile_sh)
+      L="$R/profile_sh.log"; W=/tmp/kp; mkdir -p $W
+      nvcc -O3 -std=c++17 -arch=sm_90a -lineinfo -o $W/transpose suite/cases/transpose.cu
+      { echo "### step 1: tools/profile.sh nsys $W/transpose"; OUT=$W/t1 tools/profile.sh nsys $W/transpose
+        echo "### step 2: KERNEL=transpose_tile tools/profile.sh ncu $W/transpose"
+        KERNEL=transpose_tile OUT=$W/t2 tools/profile.sh ncu $W/transpose
+        echo "### step 3: tools/profile.sh sass $W/transpose"; OUT=$W/t3 tools/profile.sh sass $W/transpose
+        echo "### answer and critique"; kernel-profiler analyze $W/t1 $W/t2 $W/t3 --format md > $W/answer.md
+        cat $W/answer.md; kernel-profiler critique $W/answer.md --artifacts $W/t1 $W/t2 $W/t3; echo "critique rc=$?"
+        echo "### telemetry"; OUT=$W/t4 tools/profile.sh telemetry python3 suite/cases/py_gemm_bf16.py --steps 300
+      } > "$L" 2>&1
+      tar -C $W -cJf "$R/profile_sh.tar.xz" t1/nsys.sqlite t2/ncu.ncu-rep t3 t4 answer.md 2>/dev/null
+      tail -30 "$L" ;;
+  esac
+done
+ls -la "$R"
