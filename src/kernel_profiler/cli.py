@@ -27,6 +27,20 @@ def _err(msg: str) -> None:
     typer.echo(f"kernel-profiler: {msg}", err=True)
 
 
+def _split_extra(ctx: typer.Context) -> tuple[list[str], list[str]]:
+    """Extra command-line words: (more --artifacts values given after the first, the command after `--`).
+
+    Lets `--artifacts A B C` work like `--artifacts A --artifacts B --artifacts C`.
+    """
+    extra = list(ctx.args)
+    argv = sys.argv[1:]
+    if "--" in argv:
+        cmd = argv[argv.index("--") + 1:]
+        before = extra[: len(extra) - len(cmd)] if cmd and extra[-len(cmd):] == cmd else extra
+        return before, cmd
+    return extra, []
+
+
 def _progress(msg: str) -> None:
     typer.echo(f"... {msg}", err=True)
 
@@ -71,9 +85,10 @@ def ask(
     as_json: bool = typer.Option(False, "--json", help="print the answer as JSON"),
 ) -> None:
     """Investigate like an expert: timeline, then one kernel deep, then SASS. Use `-- CMD ...` for a live target."""
-    cmd = list(ctx.args)
-    if cmd and cmd[0] == "--":
-        cmd = cmd[1:]
+    more, cmd = _split_extra(ctx)
+    artifacts = list(artifacts) + [Path(a) for a in more]
+    if more and not artifacts[: len(artifacts) - len(more)]:
+        raise UsageError(f"unexpected arguments {' '.join(more)}: put the command to profile after `--`")
     if record is not None and record.exists():
         raise UsageError(f"{record} already exists; choose another --record file (nothing was overwritten)")
     arts = [str(a) for a in artifacts]
@@ -114,12 +129,15 @@ def replay(transcript: Path = typer.Argument(..., help="a JSONL transcript writt
     typer.echo(result.model_dump_json(indent=2) if as_json else result.render())
 
 
-@app.command()
-def critique(answer: Path = typer.Argument(..., help="diagnosis JSON, or Markdown with Bottleneck/Evidence/Mechanism/Fix"),
+@app.command(context_settings={"allow_extra_args": True})
+def critique(ctx: typer.Context,
+             answer: Path = typer.Argument(..., help="diagnosis JSON, or Markdown with Bottleneck/Evidence/Mechanism/Fix"),
              artifacts: List[Path] = typer.Option(..., "--artifacts", help="the captures the answer cites"),
              as_json: bool = typer.Option(False, "--json")) -> None:
     """Check any agent's answer against the artifacts. Exit 0 accept, 1 reject."""
     from .critic import critique_text
+
+    artifacts = list(artifacts) + [Path(a) for a in ctx.args]
 
     if not answer.is_file():
         raise UsageError(f"{answer}: no such file")
