@@ -204,6 +204,19 @@ def uninstall_cmd(target: str = typer.Argument(..., help="claude"),
         typer.echo(f"  kept {rel}")
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def mcp(ctx: typer.Context,
+        root: Path = typer.Option(Path("."), "--root", help="working tree the tools may read (default: here)"),
+        artifacts: List[Path] = typer.Option([], "--artifacts", help="captures the tools start from")) -> None:
+    """Serve the profiling tools, analyze and critique over MCP (stdio). `-- CMD ...` fixes the program to profile."""
+    try:
+        from .mcp_server import serve
+    except ImportError as e:  # pragma: no cover - depends on the optional extra
+        raise UsageError(f"the MCP server needs the mcp package: pip install 'kernel-profiler[mcp]' ({e})") from e
+    more, cmd = _split_extra(ctx)
+    serve(root.resolve(), cmd or None, [str(a) for a in list(artifacts) + [Path(m) for m in more]])
+
+
 @app.command()
 def version() -> None:
     """Print the version."""

@@ -28,7 +28,7 @@ from .artifacts.api_names import is_blocking_memcpy
 from .artifacts.tables import Timeline
 from .diagnosis import Evidence, Finding, Fix, KernelRow, TimelineSummary
 
-# --- Thresholds (named, documented; see docs/thresholds.md for the reasoning) ---
+# --- Thresholds: each is named, and its reason is in the comment above it ---
 # Transfer-bound when copies occupy at least this fraction of the steady window:
 # then no kernel change can buy more than 2x; the copies come first.
 TRANSFER_BOUND_FRACTION = 0.5
