@@ -99,18 +99,8 @@ def ask(
         else:
             _progress(f"no target given (`-- CMD ...` or --artifacts): using the bundled capture {EXAMPLE}")
         arts = [str(EXAMPLE)]
-    try:
-        from .agent.session import run_ask
-    except ImportError:  # the agent layer is not installed in this build: answer from the engine alone
-        from .engine import analyze as run
-        from .report import markdown, text
+    from .agent.session import run_ask
 
-        if cmd:
-            raise UsageError("live targets (`-- CMD`) need the agent layer; give --artifacts instead")
-        _progress("timeline, kernel and SASS evidence from the artifacts (offline engine)")
-        d = run(arts)
-        typer.echo(d.model_dump_json(indent=2) if as_json else text(d))
-        return
     result = run_ask(question, cmd or None, arts, model or _default_model(), str(record) if record else None,
                      _progress, insist=insist)
     if as_json:

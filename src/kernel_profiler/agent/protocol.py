@@ -55,3 +55,24 @@ class Model(Protocol):
                 force_tool: Optional[str] = None) -> ModelTurn:
         """One model turn given the conversation so far. `force_tool` names a tool the model must call."""
         ...
+
+
+# --- Extensions (the agent layer) -------------------------------------------------
+# The first user message may carry a "context" dict (ignored by API adapters) that
+# holds what the user fixed: {"cmd": [...] | None, "artifacts": [...], "insist": bool}.
+# The offline expert reads it; Claude sees the same facts in the message text.
+
+from ..errors import KernelProfilerError  # noqa: E402
+
+
+class ModelUnavailable(KernelProfilerError):
+    """A model backend cannot answer: authentication failed, rate limit or overload persisted after the
+    SDK's retries, the connection failed, or the package/key is missing. The orchestrator falls back to
+    the offline expert with a notice."""
+
+
+class ReplayDivergence(KernelProfilerError):
+    """A replayed run asked for something other than what the transcript recorded (a different tool,
+    different tool arguments, a different model request), or ran past the end of the transcript."""
+
+    exit_code = 4

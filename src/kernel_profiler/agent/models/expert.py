@@ -1,0 +1,165 @@
+"""The offline expert: a deterministic model that investigates the way the method says.
+
+It sees only what any model sees (the conversation: the user's question and
+context, and tool results) and drives the same tools in the same order:
+timeline -> kernel_profile on the dominant kernel(s) if the timeline is
+kernel-bound (or the user insisted) -> sass if a SASS source exists -> the
+answer, written from the engine's findings that the tools returned
+(`Answer.from_diagnosis`). No network, no key, no randomness.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from ...diagnosis import Diagnosis, Finding
+from ...kernels import kernel_key
+from ..protocol import ModelTurn, ToolCall, ToolSpec
+from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
+from ..tools import KernelProfileOutput, TimelineOutput
+
+NAME = "offline-expert"
+HOST_VERDICTS = ("host", "transfer", "startup")
+
+
+def _base(name: str) -> str:
+    """Kernel function name without template arguments: `at::native::vectorized_elementwise_kernel`."""
+    return kernel_key(name).split("<", 1)[0]
+
+
+def kernel_regex(names: list[str]) -> str:
+    """A regex matching the given kernels by function name (escaped, capped)."""
+    bases: list[str] = []
+    for n in names:
+        b = _base(n)
+        if b and b not in bases:
+            bases.append(b)
+    parts: list[str] = []
+    for b in bases:
+        cand = "|".join(parts + [re.escape(b)])
+        if len(cand) > MAX_REGEX_LEN:
+            break
+        parts.append(re.escape(b))
+    return "|".join(parts) or re.escape(_base(names[0]))[:MAX_REGEX_LEN]
+
+
+class _State:
+    def __init__(self, messages: list[dict]):
+        self.context: dict = next((m.get("context") for m in messages if m.get("role") == "user" and m.get("context")),
+                                  None) or {}
+        self.results: dict[str, Any] = {}
+        self.errors: dict[str, Any] = {}
+        self.called: list[str] = []
+        self.rejections: list[Any] = []
+        for m in messages:
+            if m.get("role") == "assistant":
+                self.called += [c["name"] for c in m.get("tool_calls", [])]
+            elif m.get("role") == "tool":
+                if m.get("is_error"):
+                    if m["name"] == "submit_answer":
+                        self.rejections.append(m.get("content"))
+                    else:
+                        self.errors[m["name"]] = m.get("content")
+                else:
+                    self.results[m["name"]] = m.get("content")
+        self.turn = sum(1 for m in messages if m.get("role") == "assistant")
+
+
+class ExpertModel:
+    """Deterministic backend implementing protocol.Model."""
+
+    name = NAME
+    reviews = False  # no model review of answers (the deterministic critic still runs)
+
+    def respond(self, system: str, messages: list[dict], tools: list[ToolSpec],
+                force_tool: Optional[str] = None) -> ModelTurn:
+        st = _State(messages)
+        call = self._next(st, force_tool)
+        call.id = f"expert-{st.turn + 1}"
+        return ModelTurn(text=self._say(call), tool_calls=[call], model=NAME)
+
+    # ------------------------------------------------------------------ policy
+    def _next(self, st: _State, force_tool: Optional[str]) -> ToolCall:
+        if force_tool == "submit_answer":
+            return self._submit(st)
+        if force_tool and force_tool != "submit_answer":
+            raise ValueError(f"the offline expert cannot be forced to call {force_tool!r}")
+        if "timeline" not in st.called:
+            return ToolCall(id="", name="timeline", input={"top": 5})
+        tl = st.results.get("timeline")
+        if tl is None:  # the timeline failed: nothing else can be grounded
+            return self._submit(st)
+        tlo = TimelineOutput.model_validate(tl)
+        kernel_bound = tlo.verdict == "kernel" or (tlo.verdict in HOST_VERDICTS and st.context.get("insist"))
+        if kernel_bound and tlo.dominant_kernels and "kernel_profile" not in st.called:
+            names = [k.name for k in tlo.dominant_kernels]
+            return ToolCall(id="", name="kernel_profile", input={
+                "kernel_regex": kernel_regex(names), "launch_skip": 3,
+                "launch_count": max(1, min(MAX_LAUNCH_COUNT, len(names))), "sections": [], "section_set": "full"})
+        if "kernel_profile" in st.called and "sass" not in st.called:
+            kp = st.results.get("kernel_profile")
+            if kp is not None:
+                kpo = KernelProfileOutput.model_validate(kp)
+                if kpo.sass_available and kpo.kernels:
+                    return ToolCall(id="", name="sass", input={"kernel_regex": re.escape(_base(kpo.kernels[0].name))})
+            elif tlo.dominant_kernels:  # no counters (e.g. ERR_NVGPUCTRPERM): SASS still says something
+                return ToolCall(id="", name="sass", input={"kernel_regex": re.escape(_base(tlo.dominant_kernels[0].name))})
+        return self._submit(st)
+
+    def _submit(self, st: _State) -> ToolCall:
+        from ...critic import Answer
+
+        d = self.diagnosis(st)
+        return ToolCall(id="", name="submit_answer", input=Answer.from_diagnosis(d).model_dump(mode="json"))
+
+    @staticmethod
+    def _say(call: ToolCall) -> str:
+        return {
+            "timeline": "Timeline first: is the GPU even busy, and which kernels dominate?",
+            "kernel_profile": "Kernel-bound: one kernel deep on the dominant kernel(s).",
+            "sass": "Confirm the mechanism in the SASS.",
+            "submit_answer": "The evidence is in; submitting the four-part answer.",
+        }.get(call.name, "")
+
+    # ------------------------------------------------------------------ answer
+    def diagnosis(self, st: _State) -> Diagnosis:
+        """The engine's decision (engine.diagnose) applied to what the tools returned."""
+        tl = st.results.get("timeline")
+        if tl is None:
+            err = st.errors.get("timeline") or {}
+            primary = Finding(bound="inconclusive", bottleneck="The timeline could not be captured or read, so nothing "
+                                                               "about the GPU time can be established.",
+                              explanation=str(err.get("message", "")), confidence=0.1,
+                              missing=["an nsys timeline of the program (nsys profile, then export to sqlite)"])
+            return Diagnosis.from_findings(primary, [])
+        tlo = TimelineOutput.model_validate(tl)
+        kp = st.results.get("kernel_profile")
+        kpo = KernelProfileOutput.model_validate(kp) if kp is not None else None
+        kernel_findings = [f for k in (kpo.kernels if kpo else []) for f in k.findings]
+        secondary: list[Finding] = []
+        if tlo.verdict in HOST_VERDICTS and tlo.findings:
+            primary, *rest = tlo.findings
+            secondary = rest + kernel_findings
+        elif kpo is not None and kpo.program_finding is not None:
+            primary, secondary = kpo.program_finding, kernel_findings
+        elif kpo is not None and kpo.kernels:
+            top = kpo.kernels[0]
+            primary = top.findings[0]
+            secondary = top.findings[1:] + [f for k in kpo.kernels[1:] for f in k.findings]
+            if primary.mechanism == "near_peak" and len(kpo.kernels) > 1:
+                nxt = kpo.kernels[1]
+                primary.explanation += (f" The next-largest profiled cost is `{nxt.key}` ({(nxt.share or 0):.0%} of GPU "
+                                        f"time): {nxt.findings[0].bottleneck}")
+        elif tlo.findings:
+            primary = tlo.findings[-1]  # the timeline-only kernel finding
+            err = st.errors.get("kernel_profile")
+            if err:
+                primary.missing = primary.missing + [f"kernel profile: {err.get('message', '')}"]
+                primary.explanation += f" Kernel profiling failed, so the mechanism is open: {err.get('message', '')}"
+        else:
+            primary = Finding(bound="inconclusive", bottleneck="The timeline holds no GPU work to explain.",
+                              confidence=0.1, missing=["a timeline of a run that launches GPU work"])
+        if tlo.startup_note is not None:
+            secondary.append(tlo.startup_note)
+        arts = [tlo.source] + (kpo.reports if kpo else [])
+        return Diagnosis.from_findings(primary, secondary, timeline=tlo.summary, artifacts=arts, device=tlo.device)

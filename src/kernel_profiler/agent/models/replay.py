@@ -1,0 +1,103 @@
+"""Replay of a transcript: model turns and tool results come from the file, nothing runs.
+
+`ReplayModel` hands back the recorded model turns in order and checks each
+request against the recorded one (number of messages, forced tool, tool names).
+`ReplayTools` hands back the recorded tool results, after checking that the
+tool call the run makes now is the recorded one (name and arguments). Any
+difference, or running past the end of the transcript, raises ReplayDivergence.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from ..protocol import ModelTurn, ReplayDivergence, ToolSpec
+
+
+def canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, default=str, separators=(",", ":"))
+
+
+class ReplayModel:
+    def __init__(self, events: list[dict], source: str = "transcript"):
+        self.source = source
+        # Pair each response with the request before it; a request with no response (the backend
+        # failed and the run fell back to the expert) is not replayed.
+        self._req, self._resp = [], []
+        pending: Optional[dict] = None
+        for e in events:
+            if e["event"] == "model_request":
+                pending = e
+            elif e["event"] == "model_response":
+                self._req.append(pending or {})
+                self._resp.append(e)
+                pending = None
+        self._i = 0
+        models = {e.get("turn", {}).get("model") for e in self._resp}
+        self.recorded_models = sorted(m for m in models if m)
+        self.name = f"replay:{'+'.join(self.recorded_models) or 'unknown'}"
+        self.reviews = any(r.get("purpose") == "review" for r in self._resp)
+
+    def respond(self, system: str, messages: list[dict], tools: list[ToolSpec],
+                force_tool: Optional[str] = None) -> ModelTurn:
+        i = self._i
+        if i >= len(self._resp):
+            raise ReplayDivergence(f"{self.source}: the run asks for model turn {i + 1}, but the transcript records "
+                                   f"only {len(self._resp)}")
+        req = self._req[i]
+        if req:
+            now = {"n_messages": len(messages), "force_tool": force_tool, "tools": [t.name for t in tools]}
+            rec = {k: req.get(k) for k in now}
+            if canonical(now) != canonical(rec):
+                raise ReplayDivergence(f"{self.source}: model request {i + 1} differs from the recorded one: "
+                                       f"recorded {rec}, now {now}")
+        self._i += 1
+        return ModelTurn.model_validate(self._resp[i]["turn"])
+
+    def finished(self) -> bool:
+        return self._i == len(self._resp)
+
+
+class ReplayTools:
+    """Recorded tool results, handed out in order after checking the call."""
+
+    def __init__(self, events: list[dict], source: str = "transcript"):
+        self.source = source
+        self._calls = [e for e in events if e["event"] == "tool_call"]
+        self._results = {e["id"]: e for e in events if e["event"] == "tool_result"}
+        self._verdicts = [e for e in events if e["event"] == "critic_verdict"]
+        self._i = 0
+        self._v = 0
+
+    def result(self, name: str, args: dict) -> tuple[Any, bool]:
+        i = self._i
+        if i >= len(self._calls):
+            raise ReplayDivergence(f"{self.source}: the run calls {name}({canonical(args)[:200]}) but the transcript "
+                                   f"records only {len(self._calls)} tool calls")
+        rec = self._calls[i]
+        if rec["name"] != name or canonical(rec.get("input", {})) != canonical(args):
+            raise ReplayDivergence(f"{self.source}: tool call {i + 1} differs from the recorded one: recorded "
+                                   f"{rec['name']}({canonical(rec.get('input', {}))[:300]}), now "
+                                   f"{name}({canonical(args)[:300]})")
+        self._i += 1
+        res = self._results.get(rec["id"])
+        if res is None:
+            if name == "submit_answer":
+                return None, False
+            raise ReplayDivergence(f"{self.source}: tool call {i + 1} ({name}) has no recorded result (the recorded "
+                                   f"run was interrupted there)")
+        return res.get("content"), bool(res.get("is_error"))
+
+    def verdict(self, stage: str) -> dict:
+        if self._v >= len(self._verdicts):
+            raise ReplayDivergence(f"{self.source}: the run reaches critic verdict {self._v + 1} ({stage}) but the "
+                                   f"transcript records only {len(self._verdicts)}")
+        rec = self._verdicts[self._v]
+        if rec.get("stage") != stage:
+            raise ReplayDivergence(f"{self.source}: critic verdict {self._v + 1} was a {rec.get('stage')} review, "
+                                   f"now a {stage} review")
+        self._v += 1
+        return {"verdict": rec["verdict"], "reasons": rec.get("reasons", [])}
+
+    def finished(self) -> bool:
+        return self._i == len(self._calls) and self._v == len(self._verdicts)

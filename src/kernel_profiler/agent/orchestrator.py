@@ -1,0 +1,473 @@
+"""The investigation loop: model turns, sandboxed tools, the order of the method, the critic.
+
+A plain while loop. The end of a run and its limits are exceptions:
+`Submitted` (an answer accepted, or given up on as inconclusive) and
+`LimitsExceeded` (too many turns). The orchestrator enforces the order:
+  * no kernel_profile or sass before the timeline;
+  * a host-, transfer- or start-up-bound timeline ends the investigation
+    without kernel profiling (the next turn must submit) unless the user insisted;
+  * kernel_profile only with a regex matching a kernel that dominates GPU time
+    per the timeline's ranking.
+Every submitted answer goes through critic.critique (and, for backends that
+review, a model review through a forced `verdict` tool). A rejected answer goes
+back to the model with the reasons, at most MAX_REJECTIONS times; then the user
+gets the answer marked inconclusive with the experiment that would settle it.
+
+Public API for the CLI: `run_ask(...)` and `replay(path)`, both returning AskResult.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic import BaseModel, Field, ValidationError
+
+from ..errors import KernelProfilerError, UsageError
+from .models.expert import ExpertModel
+from .models.replay import ReplayModel, ReplayTools
+from .protocol import Model, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
+from .sandbox import Sandbox, SandboxViolation, check_regex
+from .tools import (FindTargetsInput, ToolContext, call_tool, kernel_key, run_find_targets, tool_specs)
+from . import transcript as tx
+
+MAX_REJECTIONS = 2
+MAX_TURNS = 16
+HOST_VERDICTS = ("host", "transfer", "startup")
+ORDERED_TOOLS = ("kernel_profile", "sass")
+
+
+# ----------------------------------------------------------------- results
+class AskResult(BaseModel):
+    """What `kernel-profiler ask` / `replay` returns."""
+
+    question: str
+    model: str = Field(description="the backend that wrote the final answer")
+    answer: Optional[dict] = Field(None, description="critic.Answer as JSON (bottleneck, evidence, mechanism, fix, ...)")
+    accepted: bool = Field(False, description="the critic accepted the answer")
+    inconclusive: bool = Field(False, description="no answer passed the critic (or the run hit a limit)")
+    settle: Optional[str] = Field(None, description="the experiment that would settle it, when inconclusive")
+    verdicts: list[dict] = Field(default_factory=list, description="every critic verdict: stage, verdict, reasons")
+    notices: list[str] = Field(default_factory=list, description="fallbacks and refusals the user should know about")
+    tool_calls: list[str] = Field(default_factory=list, description="tools called, in order")
+    stopped_after_timeline: bool = False
+    usage: Usage = Field(default_factory=Usage)
+    transcript: Optional[str] = None
+    replayed: bool = False
+
+    def render(self) -> str:
+        """The answer for a terminal: the four parts as Markdown, then what the user should know."""
+        return self.markdown()
+
+    def markdown(self) -> str:
+        a = self.answer or {}
+        head = "# Inconclusive\n\n" if self.inconclusive else ""
+        ev = "\n".join(f"- {e.get('value')} {e.get('unit') or ''} `{e.get('metric') or ''}`"
+                       f"{' — ' + e['text'] if e.get('text') else ''} ({e.get('artifact') or 'no artifact'})"
+                       for e in a.get("evidence", []))
+        fix = a.get("fix", "")
+        if a.get("fix_metric"):
+            fix += f"\n\nExpect `{a['fix_metric']}` to {'rise' if a.get('fix_direction') == 'increase' else 'fall'}."
+        body = (f"## Bottleneck\n{a.get('bottleneck', '(none)')}\n\n## Evidence\n{ev or '(none)'}\n\n"
+                f"## Mechanism\n{a.get('mechanism', '(none)')}\n\n## Fix\n{fix or '(none)'}\n") if a else ""
+        tail = ""
+        if self.inconclusive:
+            why = [r for v in self.verdicts if v.get("verdict") == "reject" for r in v.get("reasons", [])]
+            tail = ("\n## Why inconclusive\n" + ("\n".join(f"- {r}" for r in why[-5:]) or "- the run hit its limits")
+                    + f"\n\n## What would settle it\n{self.settle or '(unknown)'}\n")
+        notes = "".join(f"\n> {n}" for n in self.notices)
+        return head + body + tail + (("\n" + notes.strip() + "\n") if notes else "")
+
+
+class Submitted(Exception):
+    def __init__(self, answer: Optional[dict], accepted: bool):
+        self.answer, self.accepted = answer, accepted
+
+
+class LimitsExceeded(KernelProfilerError):
+    """The model used more turns than the investigation allows without submitting an answer."""
+
+
+class ReviewVerdict(BaseModel):
+    """The model reviewer's verdict on an answer."""
+
+    verdict: str = Field(pattern="^(accept|reject)$")
+    reasons: list[str] = Field(default_factory=list)
+
+
+# ----------------------------------------------------------------- prompts
+_env = Environment(loader=PackageLoader("kernel_profiler", "prompts"), undefined=StrictUndefined,
+                   keep_trailing_newline=True, autoescape=False)
+
+
+def render(name: str, **kw: Any) -> str:
+    return _env.get_template(name).render(**kw)
+
+
+def _intro(question: str, cmd: Optional[list[str]], artifacts: list[str], insist: bool) -> str:
+    lines = [question.strip(), ""]
+    if cmd:
+        lines.append(f"Program to investigate (fixed): {json.dumps(cmd)}")
+    if artifacts:
+        lines.append(f"Existing captures (fixed): {json.dumps(artifacts)}")
+    if insist:
+        lines.append("I insist on kernel profiling even if the timeline says the GPU is not the limit.")
+    lines.append("Start with the timeline.")
+    return "\n".join(lines)
+
+
+def _matches(rx: re.Pattern, name: str) -> bool:
+    return bool(rx.search(name) or rx.search(kernel_key(name)))
+
+
+# ----------------------------------------------------------------- orchestrator
+class Orchestrator:
+    def __init__(self, model: Model, *, question: str, cmd: Optional[list[str]] = None,
+                 artifacts: Optional[list[str]] = None, insist: bool = False, ctx: Optional[ToolContext] = None,
+                 writer: Optional[tx.TranscriptWriter] = None, replay_tools: Optional[ReplayTools] = None,
+                 progress: Optional[Callable[[str], None]] = None, max_rejections: int = MAX_REJECTIONS,
+                 max_turns: int = MAX_TURNS):
+        if ctx is None and replay_tools is None:
+            raise UsageError("an investigation needs either a tool context or a transcript to replay")
+        self.model = model
+        self.question, self.cmd, self.artifacts, self.insist = question, cmd, list(artifacts or []), insist
+        self.ctx, self.writer, self.replay = ctx, writer, replay_tools
+        self.progress = progress or (lambda s: None)
+        self.max_rejections, self.max_turns = max_rejections, max_turns
+        self.messages: list[dict] = []
+        self.timeline: Optional[dict] = None  # the timeline tool's (successful) result
+        self.results: list[dict] = []  # {name, content, is_error} for the reviewer
+        self.verdicts: list[dict] = []
+        self.notices: list[str] = []
+        self.calls: list[str] = []
+        self.refused: list[str] = []
+        self.rejections = 0
+        self.usage = Usage()
+        self.last_answer: Optional[dict] = None
+        self.specs = tool_specs()
+
+    # ------------------------------------------------------------ plumbing
+    def _event(self, kind: str, **data: Any) -> None:
+        if self.writer is not None:
+            self.writer.event(kind, **data)
+
+    def _notice(self, msg: str) -> None:
+        self.notices.append(msg)
+        self.progress(msg)
+        self._event("notice", message=msg)
+
+    def _respond(self, system: str, messages: list[dict], tools: list[ToolSpec], force: Optional[str],
+                 purpose: str) -> Optional[ModelTurn]:
+        while True:
+            self._event("model_request", purpose=purpose, model=self.model.name, n_messages=len(messages),
+                        force_tool=force, tools=[t.name for t in tools])
+            try:
+                turn = self.model.respond(system, messages, tools, force_tool=force)
+            except ModelUnavailable as e:
+                if isinstance(self.model, (ExpertModel, ReplayModel)):
+                    raise
+                if purpose == "review":
+                    self._notice(f"{self.model.name} unavailable for the answer review ({e}); the deterministic "
+                                 f"critic's verdict stands.")
+                    self.model = ExpertModel()
+                    return None
+                self._notice(f"{self.model.name} unavailable ({e}); falling back to the offline expert.")
+                self.model = ExpertModel()
+                continue
+            self._event("model_response", purpose=purpose, turn=turn.model_dump(mode="json"))
+            if turn.usage:
+                for k in Usage.model_fields:
+                    setattr(self.usage, k, getattr(self.usage, k) + getattr(turn.usage, k))
+            return turn
+
+    # ------------------------------------------------------------ the loop
+    def run(self) -> AskResult:
+        system = render("system.md.j2", question=self.question, cmd=self.cmd, artifacts=self.artifacts,
+                        insist=self.insist, max_rejections=self.max_rejections)
+        self.messages = [{"role": "user", "content": _intro(self.question, self.cmd, self.artifacts, self.insist),
+                          "context": {"cmd": self.cmd, "artifacts": self.artifacts, "insist": self.insist}}]
+        force: Optional[str] = None
+        turns = nudges = 0
+        try:
+            while True:
+                if turns >= self.max_turns:
+                    raise LimitsExceeded(f"the model took {turns} turns without an accepted answer")
+                turns += 1
+                turn = self._respond(system, self.messages, self.specs, force, "investigate")
+                force = None
+                self.messages.append({"role": "assistant", "text": turn.text,
+                                      "tool_calls": [c.model_dump() for c in turn.tool_calls]})
+                if not turn.tool_calls:
+                    nudges += 1
+                    self.messages.append({"role": "user", "content": "Use the tools; the investigation ends only "
+                                                                     "with submit_answer."})
+                    if nudges >= 2:
+                        force = "submit_answer" if self.timeline is not None else "timeline"
+                    continue
+                for call in turn.tool_calls:
+                    if call.name == "submit_answer":
+                        self._submit(call.id, call.input)
+                        continue
+                    self._tool(call.id, call.name, call.input)
+                if self.timeline is not None and self.timeline.get("verdict") in HOST_VERDICTS and not self.insist:
+                    force = "submit_answer"
+        except Submitted as s:
+            return self._result(s.answer, accepted=s.accepted)
+        except LimitsExceeded as e:
+            self._notice(str(e))
+            return self._result(self.last_answer, accepted=False)
+
+    def _result(self, answer: Optional[dict], accepted: bool) -> AskResult:
+        if self.replay is not None and not self.replay.finished():
+            raise ReplayDivergence("the replayed run ended before using every recorded tool call and verdict")
+        # Inconclusive: no answer passed the critic, or the accepted answer itself says the evidence cannot decide.
+        inconclusive = not accepted or (answer or {}).get("bound") == "inconclusive"
+        res = AskResult(question=self.question, model=self.model.name, answer=answer, accepted=accepted,
+                        inconclusive=inconclusive, settle=self._settle() if inconclusive else None,
+                        verdicts=self.verdicts, notices=self.notices, tool_calls=self.calls,
+                        stopped_after_timeline=(self.timeline is not None
+                                                and self.calls.count("kernel_profile") == self.refused.count("kernel_profile")
+                                                and self.timeline.get("verdict") in HOST_VERDICTS),
+                        usage=self.usage, transcript=str(self.writer.path) if self.writer else None,
+                        replayed=self.replay is not None)
+        self._event("answer", final=True, accepted=accepted, inconclusive=inconclusive, settle=res.settle,
+                    answer=answer)
+        self.progress("answer: " + ("accepted by the critic" if accepted else "inconclusive"))
+        return res
+
+    # ------------------------------------------------------------ order
+    def _order_violation(self, name: str, args: dict) -> Optional[str]:
+        if name not in ORDERED_TOOLS:
+            return None
+        if self.timeline is None:
+            return f"{name} is refused before the timeline: call `timeline` first (the method never inverts the order)."
+        verdict = self.timeline.get("verdict")
+        if verdict in HOST_VERDICTS and not self.insist:
+            return (f"{name} is refused: the timeline is {verdict}-bound, so kernel profiling would tell nothing. "
+                    f"Submit the answer from the timeline.")
+        if name == "kernel_profile":
+            dom = [k.get("name", "") for k in self.timeline.get("dominant_kernels", [])]
+            try:
+                rx = re.compile(check_regex(str(args.get("kernel_regex", ""))))
+            except SandboxViolation:
+                return None  # the sandbox refuses it, with its own reason
+            if dom and not any(_matches(rx, n) for n in dom):
+                return (f"kernel_profile is refused: {args.get('kernel_regex')!r} matches none of the kernels that "
+                        f"dominate GPU time ({', '.join(kernel_key(n)[:60] for n in dom)}).")
+        return None
+
+    # ------------------------------------------------------------ tools
+    def _tool(self, call_id: str, name: str, args: dict) -> None:
+        self.calls.append(name)
+        violation = self._order_violation(name, args)
+        self._event("tool_call", id=call_id, name=name, input=args)
+        self.progress(f"{name}: " + (f"refused ({violation})" if violation else _describe(name, args, self)))
+        if self.replay is not None:
+            content, is_error = self.replay.result(name, args)
+            if violation and not is_error:
+                raise ReplayDivergence(f"the recorded run allowed {name}, this run refuses it: {violation}")
+        elif violation:
+            content, is_error = {"error": "OrderViolation", "message": violation}, True
+        else:
+            out = call_tool(self.ctx, name, args)
+            content, is_error = out.content, out.is_error
+        if violation:
+            self.refused.append(name)
+        self._event("tool_result", id=call_id, name=name, content=content, is_error=is_error)
+        if name == "timeline" and not is_error:
+            self.timeline = content
+            s = content.get("summary", {})
+            self.progress(f"timeline: {content.get('verdict')}-bound, GPU busy {s.get('busy_fraction', 0):.0%} of the "
+                          f"steady window")
+            if content.get("verdict") in HOST_VERDICTS and not self.insist:
+                self.progress("timeline: the GPU is not the limit; stopping before kernel profiling")
+        elif is_error:
+            self.progress(f"{name}: error: {content.get('message', content) if isinstance(content, dict) else content}")
+        self.results.append({"name": name, "content": content, "is_error": is_error})
+        self.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": content,
+                              "is_error": is_error})
+
+    # ------------------------------------------------------------ answers
+    def _submit(self, call_id: str, args: dict) -> None:
+        from ..critic import Answer
+
+        self.calls.append("submit_answer")
+        self._event("tool_call", id=call_id, name="submit_answer", input=args)
+        if self.replay is not None:
+            self.replay.result("submit_answer", args)
+        try:
+            answer = Answer.model_validate(args)
+        except ValidationError as e:
+            verdict = {"stage": "schema", "verdict": "reject",
+                       "reasons": [f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in e.errors()[:5]]}
+            self._event("critic_verdict", **verdict)
+            if self.replay is not None:
+                self.replay.verdict("schema")
+            return self._rejected(call_id, verdict, None)
+        adict = answer.model_dump(mode="json")
+        self.last_answer = adict
+        self._event("answer", final=False, attempt=self.rejections + 1, answer=adict)
+        self.progress("critic: checking the answer against the captures")
+        verdict = self._deterministic(answer)
+        self.verdicts.append(verdict)
+        self._event("critic_verdict", **verdict)
+        if verdict["verdict"] == "accept" and getattr(self.model, "reviews", False):
+            review = self._model_review(adict)
+            if review is not None and self.replay is not None:
+                rec = self.replay.verdict("model")
+                if (rec["verdict"], rec["reasons"]) != (review["verdict"], review["reasons"]):
+                    raise ReplayDivergence(f"the replayed model review gives {review['verdict']}, the recorded one "
+                                           f"{rec['verdict']}")
+            if review is not None:
+                self.verdicts.append(review)
+                self._event("critic_verdict", **review)
+                verdict = review
+        if verdict["verdict"] == "accept":
+            self.progress("critic: accepted")
+            self._event("tool_result", id=call_id, name="submit_answer", content={"verdict": "accept", "reasons": []},
+                        is_error=False)
+            raise Submitted(adict, accepted=True)
+        self._rejected(call_id, verdict, adict)
+
+    def _rejected(self, call_id: str, verdict: dict, adict: Optional[dict]) -> None:
+        if verdict not in self.verdicts:
+            self.verdicts.append(verdict)
+        self.rejections += 1
+        self.progress(f"critic: rejected ({'; '.join(verdict['reasons'])[:300]})")
+        content = {"verdict": "reject", "reasons": verdict["reasons"],
+                   "attempts_left": max(self.max_rejections - self.rejections + 1, 0)}
+        self._event("tool_result", id=call_id, name="submit_answer", content=content, is_error=True)
+        if self.rejections > self.max_rejections:
+            raise Submitted(adict or self.last_answer, accepted=False)
+        self.messages.append({"role": "tool", "tool_call_id": call_id, "name": "submit_answer", "content": content,
+                              "is_error": True})
+
+    def _deterministic(self, answer) -> dict:
+        if self.replay is not None:
+            return {"stage": "deterministic", **self.replay.verdict("deterministic")}
+        from ..critic import critique
+
+        arts = self.ctx.collected_artifacts()
+        if arts is None:
+            return {"stage": "deterministic", "verdict": "reject",
+                    "reasons": ["No capture was made or given, so no number in the answer can be checked."]}
+        v = critique(answer, arts)
+        return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
+
+    def _model_review(self, adict: dict) -> Optional[dict]:
+        results = [{"name": r["name"], "is_error": r["is_error"],
+                    "content": json.dumps(r["content"], default=str)[:20_000]} for r in self.results]
+        prompt = render("critic.md.j2", question=self.question, answer=adict, results=results)
+        spec = ToolSpec(name="verdict", description="Your verdict on the answer.",
+                        input_schema=ReviewVerdict.model_json_schema())
+        self.progress("critic: model review")
+        turn = self._respond("You review GPU performance diagnoses. Answer only through the verdict tool.",
+                             [{"role": "user", "content": prompt}], [spec], "verdict", "review")
+        if turn is None:
+            return None
+        call = next((c for c in turn.tool_calls if c.name == "verdict"), None)
+        try:
+            v = ReviewVerdict.model_validate(call.input if call else {})
+        except ValidationError:
+            self._notice("the model review returned no valid verdict; the deterministic critic's verdict stands.")
+            return None
+        return {"stage": "model", "verdict": v.verdict, "reasons": v.reasons}
+
+    def _settle(self) -> str:
+        cmd = " ".join(self.cmd) if self.cmd else "CMD"
+        if self.timeline is None:
+            return (f"Capture a timeline: `nsys profile -t cuda,nvtx -o timeline {cmd}` then "
+                    f"`nsys export --type sqlite timeline.nsys-rep`, and ask again with --artifacts timeline.sqlite.")
+        dom = [k.get("name", "") for k in self.timeline.get("dominant_kernels", [])]
+        top = kernel_key(dom[0]).split("<")[0] if dom else "KERNEL"
+        reasons = [r for v in self.verdicts if v.get("verdict") == "reject" for r in v.get("reasons", [])]
+        if self.timeline.get("verdict") in HOST_VERDICTS:
+            exp = (f"Remove the idle time the timeline attributes (e.g. batch the launches into a CUDA graph or "
+                   f"remove the synchronization) and re-capture the timeline: `timeline.gpu_busy_fraction` should rise.")
+        else:
+            exp = (f"Profile the dominant kernel one level deeper: `ncu --set full -k regex:{top} -s 3 -c 3 -o report "
+                   f"{cmd}`, and check the metrics the answer cites against the report.")
+        if reasons:
+            exp += " Open objections: " + " | ".join(reasons[-3:])
+        return exp
+
+
+def _describe(name: str, args: dict, o: Orchestrator) -> str:
+    if name == "timeline":
+        return ("loading the given captures" if o.artifacts else "running the program under nsys")
+    if name == "kernel_profile":
+        return (f"kernels matching {args.get('kernel_regex')!r} "
+                + ("from the given ncu report" if o.artifacts else
+                   f"under ncu (skip {args.get('launch_skip', 3)}, count {args.get('launch_count', 1)})"))
+    if name == "sass":
+        return f"opcode counts of {args.get('kernel_regex')!r}"
+    return json.dumps(args, default=str)[:120]
+
+
+# ----------------------------------------------------------------- public API
+def run_ask(question: str, cmd: Optional[list[str]], artifacts: list[str], model_spec: str, record: Optional[str],
+            progress: Callable[[str], None], *, insist: bool = False, root: Optional[str | Path] = None,
+            model: Optional[Model] = None, timeout_s: Optional[float] = None,
+            record_extra: Optional[dict] = None) -> AskResult:
+    """Investigate `question` on the user's program (`cmd`, an argv list) or existing captures (`artifacts`).
+
+    model_spec: `auto` | `expert` | `claude` | `claude:NAME` | `replay:FILE`. `record`: JSONL transcript path.
+    `insist`: profile kernels even when the timeline says host/transfer-bound. `root`: the working tree
+    (default: the current directory). `model`: a ready Model object (tests), overriding model_spec.
+    `record_extra`: more header fields for the transcript (e.g. where the captures were made).
+    """
+    if model is None and model_spec and model_spec.startswith("replay:"):
+        return replay(model_spec.partition(":")[2], progress=progress)
+    artifacts = [str(a) for a in (artifacts or [])]
+    root = Path(root or Path.cwd()).resolve()
+    if not cmd and not artifacts:
+        found = run_find_targets(ToolContext(sandbox=Sandbox(root=root)), FindTargetsInput(query=question))
+        hint = ("; candidates in this tree: " + ", ".join(c.path for c in found.candidates[:5])) if found.candidates \
+            else ""
+        raise UsageError("give the program to investigate after `--` (e.g. `-- python bench_softmax.py`) or existing "
+                         f"captures with --artifacts{hint}")
+    if model is None:
+        from .models import make_model
+
+        model = make_model(model_spec)
+    sandbox = Sandbox(root=root, target=list(cmd) if cmd else None, **({"timeout_s": timeout_s} if timeout_s else {}))
+    ctx = ToolContext(sandbox=sandbox, artifacts=artifacts, insist=insist)
+    writer = tx.TranscriptWriter(record, question=question, model=model.name, cmd=list(cmd) if cmd else None,
+                                 artifacts=artifacts, insist=insist, extra=record_extra) if record else None
+    progress(f"investigating with {model.name}" + (f"; recording to {record}" if record else ""))
+    try:
+        res = Orchestrator(model, question=question, cmd=list(cmd) if cmd else None, artifacts=artifacts,
+                           insist=insist, ctx=ctx, writer=writer, progress=progress).run()
+        if ctx.produced:
+            res.notices.append(f"captures made by this run are kept in {sandbox.scratch}")
+        return res
+    finally:
+        if writer is not None:
+            writer.close()
+        if not ctx.produced:
+            shutil.rmtree(sandbox.scratch, ignore_errors=True)
+
+
+def replay(path: str | Path, progress: Optional[Callable[[str], None]] = None) -> AskResult:
+    """Re-run a transcript from its recorded model turns and tool results: no GPU, profilers or network.
+
+    Raises ReplayDivergence if the run asks for anything other than what was recorded."""
+    header, events = tx.read(path)
+    src = str(path)
+    model = ReplayModel(events, source=src)
+    tools = ReplayTools(events, source=src)
+    o = Orchestrator(model, question=header["question"], cmd=header.get("cmd"), artifacts=header.get("artifacts") or [],
+                     insist=bool(header.get("insist")), replay_tools=tools, progress=progress)
+    res = o.run()
+    if not model.finished():
+        raise ReplayDivergence(f"{src}: the replayed run ended before using every recorded model turn")
+    recorded = next((e for e in reversed(events) if e["event"] == "answer" and e.get("final")), None)
+    if recorded is not None and (recorded.get("accepted") != res.accepted
+                                 or json.dumps(recorded.get("answer"), sort_keys=True)
+                                 != json.dumps(res.answer, sort_keys=True)):
+        raise ReplayDivergence(f"{src}: the replayed final answer differs from the recorded one")
+    res.transcript = src
+    return res

@@ -1,0 +1,640 @@
+"""The investigation's tools, each declared once: a pydantic input model, a pydantic output model, a function.
+
+The same declarations serve Claude tool use (`tool_specs()` gives each input
+model's JSON schema), a later MCP server, the offline expert and the tests.
+Every tool runs through a `ToolContext`, which holds the sandbox (working tree,
+the user's fixed target, scratch directory) and the user's artifacts. Tools
+return summaries computed by the evidence engine (triage, roofline, mechanism
+findings, opcode counts), never raw dumps.
+"""
+from __future__ import annotations
+
+import lzma
+import os
+import re
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal, Optional
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ..artifacts import identify, load_paths
+from ..artifacts import ncu_report
+from ..artifacts import sass as sass_reader
+from ..artifacts.tables import Artifacts, SassFunction
+from ..diagnosis import Finding, KernelRow, Roofline, TimelineSummary
+from ..engine import _main_timeline, _startup_note, _timeline_only
+from ..errors import ArtifactError, EmptyCapture, KernelProfilerError, ToolMissing, UsageError
+from ..kernels import analyze_kernels, excess_dram_traffic, kernel_key
+from ..timeline import TimelineResult, triage
+from .protocol import ToolSpec
+from .sandbox import (MAX_LAUNCH_COUNT, MAX_LAUNCH_SKIP, MAX_REGEX_LEN, MAX_TELEMETRY_S, READ_CAP_BYTES, Sandbox,
+                      SandboxViolation, check_int, check_regex, check_sections, check_set)
+
+# A kernel "dominates" GPU time (and may be profiled with ncu) with at least this
+# share of steady-state kernel time; the top-ranked kernel always qualifies.
+DOMINANT_SHARE = 0.05
+SASS_OPCODES_SHOWN = 40
+FIND_MAX_FILES = 5000
+FIND_MAX_RESULTS = 20
+FIND_EXTS = {".py", ".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".hpp", ".triton", ".sh"}
+SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".tox",
+             "site-packages", ".eggs"}
+
+
+def _answer_model():
+    from ..critic import Answer  # written alongside; imported late so this module loads on its own
+    return Answer
+
+
+# =============================================================== context
+@dataclass
+class ToolContext:
+    """What every tool call of one investigation shares."""
+
+    sandbox: Sandbox
+    artifacts: list[str] = field(default_factory=list)  # paths the user gave (trusted, may lie outside the tree)
+    insist: bool = False  # the user asked for kernel profiling even if the timeline says host/transfer-bound
+    produced: list[str] = field(default_factory=list)  # captures the tools wrote (nsys sqlite, ncu-rep)
+    timeline_result: Optional[TimelineResult] = None
+    timeline_output: Optional["TimelineOutput"] = None
+    _user_arts: Optional[Artifacts] = None
+    shown: dict[str, str] = field(default_factory=dict)  # decompressed scratch copy -> the user's file
+
+    def user_artifacts(self) -> Optional[Artifacts]:
+        if not self.artifacts:
+            return None
+        if self._user_arts is None:
+            self._user_arts = load_paths(self.artifacts)
+        return self._user_arts
+
+    def collected_artifacts(self) -> Optional[Artifacts]:
+        """Everything the answer may cite: the user's artifacts plus captures the tools made."""
+        paths = list(self.artifacts) + [p for p in self.produced if p not in self.artifacts]
+        if not paths:
+            return None
+        try:
+            return load_paths(paths)
+        except KernelProfilerError:
+            return None
+
+
+# =============================================================== timeline
+class TimelineInput(BaseModel):
+    """Capture (or load) the program's timeline and triage it. The program is fixed by the user."""
+
+    top: int = Field(5, ge=1, le=10, description="how many kernels of the GPU-time ranking to return")
+
+
+class TimelineOutput(BaseModel):
+    source: str = Field(description="the timeline file the numbers come from")
+    mode: Literal["captured", "artifacts"]
+    verdict: Literal["startup", "transfer", "host", "kernel", "empty"]
+    summary: TimelineSummary
+    findings: list[Finding] = Field(description="host/transfer/start-up findings, or the timeline-only kernel finding")
+    dominant_kernels: list[KernelRow] = Field(description="kernels kernel_profile may be run on (by share of GPU time)")
+    startup_note: Optional[Finding] = None
+    device: Optional[str] = None
+    next_step: str
+
+
+def _dominant(rows: list[KernelRow]) -> list[KernelRow]:
+    return [r for i, r in enumerate(rows) if i == 0 or r.share >= DOMINANT_SHARE]
+
+
+def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
+    sb = ctx.sandbox
+    if ctx.artifacts:
+        arts = ctx.user_artifacts()
+        mode = "artifacts"
+    elif sb.target:
+        nsys = sb.executable("nsys")
+        sb.executable("target")
+        d = sb.new_dir("nsys")
+        rep = d / "timeline"
+        sb.run([nsys, "profile", "-t", "cuda,nvtx,osrt", "--sample=none", "--cpuctxsw=none", "-o", str(rep),
+                "--force-overwrite", "true", *sb.target], label="nsys-profile")
+        sqlite = d / "timeline.sqlite"
+        sb.run([nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "-o", str(sqlite),
+                str(rep) + ".nsys-rep"], label="nsys-export")
+        ctx.produced.append(str(sqlite))
+        arts = load_paths([sqlite])
+        mode = "captured"
+    else:
+        raise UsageError("no program to run and no artifacts: give the program after `--` or captures with --artifacts")
+    tl = _main_timeline(arts) if arts else None
+    if tl is None:
+        raise EmptyCapture(", ".join(ctx.artifacts) or "capture", "no timeline (nsys sqlite or PyTorch trace) found; "
+                                                                  "capture one with `nsys profile` and export it to sqlite")
+    tres = triage(tl)
+    ctx.timeline_result = tres
+    findings = list(tres.findings)
+    if tres.verdict == "kernel":
+        findings.append(_timeline_only(tl, tres))
+    startup = _startup_note(tres) if tres.summary.startup_ns > tres.summary.window_ns else None
+    summary = tres.summary.model_copy(update={"top_kernels": tres.summary.top_kernels[:inp.top]})
+    if tres.verdict in ("host", "transfer", "startup"):
+        nxt = ("The timeline answers the question: the GPU is not the limit. Submit the answer now; profiling "
+               "kernels would tell nothing" + (" (the user insisted on kernel profiling: it is allowed)." if ctx.insist
+                                               else "."))
+    elif tres.verdict == "kernel":
+        nxt = ("Kernel-bound: profile the dominant kernel(s) with kernel_profile (a regex matching them), then confirm "
+               "the mechanism with sass.")
+    else:
+        nxt = "The timeline holds no GPU work: nothing to profile."
+    out = TimelineOutput(source=tl.source, mode=mode, verdict=tres.verdict, summary=summary, findings=findings,
+                         dominant_kernels=_dominant(tres.summary.top_kernels), startup_note=startup,
+                         device=tl.gpus[0].name if tl.gpus else None, next_step=nxt)
+    ctx.timeline_output = out
+    return out
+
+
+# =============================================================== kernel_profile
+class KernelProfileInput(BaseModel):
+    """Profile the kernels matching a regex with Nsight Compute (or read them from the given .ncu-rep)."""
+
+    kernel_regex: str = Field(max_length=MAX_REGEX_LEN, description="regular expression over kernel names "
+                                                                     "(must match a kernel that dominates GPU time)")
+    launch_skip: int = Field(3, ge=0, le=MAX_LAUNCH_SKIP, description="matching launches to skip (warm-up)")
+    launch_count: int = Field(1, ge=1, le=MAX_LAUNCH_COUNT, description="matching launches to profile")
+    sections: list[str] = Field(default_factory=list, description="ncu section ids; empty = the section set")
+    section_set: Optional[Literal["basic", "detailed", "full", "roofline"]] = Field(
+        "full", description="ncu section set used when `sections` is empty")
+
+
+class KernelResult(BaseModel):
+    name: str
+    key: str
+    launch_id: int
+    share: Optional[float] = Field(description="share of steady-state GPU time (timeline), else of profiled time")
+    duration_ns: float = Field(description="duration of the profiled launch under ncu (replayed: not program time)")
+    roofline: Optional[Roofline]
+    findings: list[Finding]
+
+
+class KernelProfileOutput(BaseModel):
+    reports: list[str]
+    mode: Literal["captured", "artifacts"]
+    kernels: list[KernelResult]
+    program_finding: Optional[Finding] = Field(description="excess DRAM traffic over several streaming kernels, if any")
+    sass_available: bool
+    note: str = ""
+
+
+def _matches(rx: re.Pattern, name: str) -> bool:
+    return bool(rx.search(name) or rx.search(kernel_key(name)))
+
+
+def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfileOutput:
+    sb = ctx.sandbox
+    pattern = check_regex(inp.kernel_regex)
+    check_int("launch_skip", inp.launch_skip, 0, MAX_LAUNCH_SKIP)
+    check_int("launch_count", inp.launch_count, 1, MAX_LAUNCH_COUNT)
+    sections = check_sections(inp.sections)
+    sset = check_set(inp.section_set)
+    rx = re.compile(pattern)
+    ranked = ctx.timeline_result.kernels if ctx.timeline_result is not None else None
+    note = ""
+    if ctx.artifacts:
+        arts = ctx.user_artifacts()
+        profiles = [k for k in arts.kernel_profiles if _matches(rx, k.name)]
+        sass_fns, resources = arts.sass, arts.resources
+        reports = sorted({k.source for k in profiles})
+        mode = "artifacts"
+        note = ("Read from the given Nsight Compute report(s); launch_skip/launch_count were applied when they "
+                "were captured.")
+        if not arts.kernel_profiles:
+            raise EmptyCapture(", ".join(ctx.artifacts), "the artifacts hold no Nsight Compute report: capture one "
+                                                         "with `ncu --set full -k regex:NAME -s 3 -c 1 -o report CMD`")
+    elif sb.target:
+        ncu = sb.executable("ncu")
+        sb.executable("target")
+        d = sb.new_dir("ncu")
+        out = d / "profile"
+        argv = [ncu, "--clock-control", "none", "-k", f"regex:{pattern}", "-s", str(inp.launch_skip),
+                "-c", str(inp.launch_count), "-f", "-o", str(out)]
+        if sections:
+            for s in sections:
+                argv += ["--section", s]
+        else:
+            argv += ["--set", sset or "full"]
+        res = sb.run(argv + list(sb.target), label="ncu")
+        rep = Path(str(out) + ".ncu-rep")
+        if not rep.exists():
+            raise EmptyCapture(rep, f"ncu wrote no report: no kernel matched regex {pattern!r} after skipping "
+                                    f"{inp.launch_skip} launches. ncu said: {res.stdout.strip()[-300:]}")
+        ctx.produced.append(str(rep))
+        profiles = ncu_report.load(rep)
+        try:
+            sass_fns = list(ncu_report.load_sass(rep))
+        except KernelProfilerError:
+            sass_fns = []
+        resources = []
+        reports = [str(rep)]
+        mode = "captured"
+    else:
+        raise UsageError("no program to run and no artifacts")
+    if not profiles:
+        names = sorted({kernel_key(k.name) for k in ctx.user_artifacts().kernel_profiles}) if ctx.artifacts else []
+        raise EmptyCapture(", ".join(reports) or "ncu report", f"no profiled kernel matches {pattern!r}"
+                           + (f"; profiled kernels: {', '.join(names[:10])}" if names else ""))
+    analyses = analyze_kernels(profiles, ranked, sass_fns, resources)
+    program = excess_dram_traffic(analyses)
+    kernels = [KernelResult(name=a.profile.name, key=kernel_key(a.profile.name), launch_id=a.profile.launch_id,
+                            share=a.share, duration_ns=a.duration_ns, roofline=a.roofline, findings=a.findings)
+               for a in analyses]
+    return KernelProfileOutput(reports=reports, mode=mode, kernels=kernels, program_finding=program,
+                               sass_available=_sass_available(ctx, reports), note=note)
+
+
+# =============================================================== sass
+class SassInput(BaseModel):
+    """SASS opcode counts of one kernel."""
+
+    kernel_regex: str = Field(max_length=MAX_REGEX_LEN, description="regular expression naming the kernel")
+    source: Optional[str] = Field(None, description="a binary, cubin, or folder of cubins inside the working tree, or "
+                                                    "'triton-cache'; default: the captures, then the target binary")
+
+
+class SassOutput(BaseModel):
+    kernel: str
+    source: str
+    arch: Optional[str]
+    instruction_count: int
+    opcode_counts: dict[str, int] = Field(description="base opcode -> count (most frequent first, capped)")
+    memory_forms: dict[str, int] = Field(description="global/local/shared load-store forms with width, e.g. LDG.E.128")
+    checks: dict[str, int] = Field(description="tensor-core MMA, FFMA, LDL+STL, ATOM+RED, BAR counts")
+    other_functions: list[str] = Field(default_factory=list)
+
+
+def _is_elf(p: Path) -> bool:
+    try:
+        with open(p, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _is_interpreter(exe: str) -> bool:
+    """python, bash, ...: an ELF whose SASS is not the program's (Python programs' kernels live in libraries or
+    Triton's cache)."""
+    return bool(re.match(r"^(python|pypy|bash|sh|env|torchrun|uv|conda)[\d.]*$", Path(exe).name))
+
+
+def _ncu_reps(ctx: ToolContext) -> list[Path]:
+    """ncu reports among the user's artifacts (decompressed into scratch if needed) and the captures made."""
+    out = [Path(p) for p in ctx.produced if p.endswith(".ncu-rep")]
+    for a in ctx.artifacts:
+        p = Path(a)
+        files = sorted(p.rglob("*")) if p.is_dir() else [p]
+        for f in files:
+            if not f.is_file():
+                continue
+            if f.name.endswith(".ncu-rep"):
+                out.append(f)
+            elif f.name.endswith(".ncu-rep.xz"):
+                dst = ctx.sandbox.scratch / "ncu-from-artifacts" / f.name[:-3]
+                if not dst.exists():
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    with lzma.open(f) as fi, open(dst, "wb") as fo:
+                        shutil.copyfileobj(fi, fo)
+                ctx.shown[str(dst)] = str(f)
+                out.append(dst)
+    return out
+
+
+def _sass_available(ctx: ToolContext, reports: list[str]) -> bool:
+    if ctx.artifacts and ctx.user_artifacts().sass:
+        return True
+    if any(r.endswith(".ncu-rep") for r in reports) or _ncu_reps(ctx):
+        return True
+    exe = ctx.sandbox.target_executable()
+    return bool(exe and _is_elf(Path(exe)) and not _is_interpreter(exe))
+
+
+def _cuobjdump(ctx: ToolContext, binary: Path) -> list[SassFunction]:
+    sb = ctx.sandbox
+    cuobjdump = sb.executable("cuobjdump")
+    res = sb.run([cuobjdump, "--dump-sass", str(binary)], label="cuobjdump")
+    d = sb.new_dir("sass")
+    txt = d / (binary.name + ".sass.txt")
+    txt.write_text(res.stdout)
+    return list(sass_reader.load_sass(txt))
+
+
+def _sass_sources(ctx: ToolContext, source: Optional[str]):
+    """Lists of SASS functions, one per source, in the order they are tried (lazily: cuobjdump runs last)."""
+    sb = ctx.sandbox
+    if source is not None:
+        if source == "triton-cache":
+            cache = Path(sb.env.get("TRITON_CACHE_DIR") or Path(sb.env.get("HOME", "~")).expanduser() / ".triton" / "cache")
+            cubins = sorted(cache.rglob("*.cubin")) if cache.is_dir() else []
+        else:
+            p = sb.resolve_path(source)
+            if not p.exists():
+                raise ArtifactError(source, "no such file or directory in the working tree")
+            if p.is_dir():
+                cubins = sorted(p.rglob("*.cubin"))
+            elif _is_elf(p):
+                cubins = [p]
+            else:
+                fmt = identify(p)
+                if fmt == "ncu-rep":
+                    yield list(ncu_report.load_sass(p))
+                    return
+                if fmt == "sass":
+                    yield [f for f in sass_reader.load(p) if isinstance(f, SassFunction)]
+                    return
+                raise ArtifactError(source, "not a binary, cubin, SASS dump or .ncu-rep")
+        if not cubins:
+            raise EmptyCapture(source, "no .cubin files found")
+        yield [f for c in cubins[:50] for f in _cuobjdump(ctx, c)]
+        return
+    if ctx.artifacts and ctx.user_artifacts().sass:
+        yield list(ctx.user_artifacts().sass)
+    for rep in _ncu_reps(ctx):
+        try:
+            yield list(ncu_report.load_sass(rep))
+        except KernelProfilerError:
+            continue
+    exe = sb.target_executable()
+    if exe and _is_elf(Path(exe)) and not _is_interpreter(exe):
+        yield _cuobjdump(ctx, Path(exe))
+
+
+def run_sass(ctx: ToolContext, inp: SassInput) -> SassOutput:
+    rx = re.compile(check_regex(inp.kernel_regex))
+    seen: list[SassFunction] = []
+    hits: list[SassFunction] = []
+    fns: list[SassFunction] = []
+    for fns in _sass_sources(ctx, inp.source):
+        hits = [f for f in fns if _matches(rx, f.name) or _matches(rx, getattr(f, "mangled", None) or "")]
+        seen += fns
+        if hits:
+            break
+    if not seen:
+        raise EmptyCapture("sass", "no SASS source: no SASS dump or ncu report with SourceCounters among the "
+                                   "captures, and the target is not a CUDA binary (give `source`)")
+    if not hits:
+        raise EmptyCapture("sass", f"no function matches {inp.kernel_regex!r}; functions: "
+                                   + ", ".join(sorted({kernel_key(f.name) for f in seen})[:10]))
+    fn = max(hits, key=lambda f: len(f.instructions))
+    ops = fn.opcode_counts
+
+    def count(*prefixes: str) -> int:
+        return sum(v for op, v in ops.items() if op.startswith(prefixes))
+
+    forms = Counter(i for i in fn.instructions if i.split(".", 1)[0] in ("LDG", "STG", "LDL", "STL", "LDS", "STS"))
+    return SassOutput(
+        kernel=fn.name, source=ctx.shown.get(fn.source, fn.source), arch=fn.arch, instruction_count=len(fn.instructions),
+        opcode_counts=dict(sorted(ops.items(), key=lambda kv: -kv[1])[:SASS_OPCODES_SHOWN]),
+        memory_forms=dict(forms.most_common(20)),
+        checks={"tensor_mma": count("HMMA", "HGMMA", "IMMA", "QGMMA", "UTCHMMA"), "FFMA": count("FFMA"),
+                "LDL+STL": count("LDL", "STL"), "ATOM+RED": count("ATOM", "RED"), "BAR": count("BAR")},
+        other_functions=sorted({kernel_key(f.name) for f in fns if f is not fn})[:10],
+    )
+
+
+# =============================================================== gpu_telemetry
+class TelemetryInput(BaseModel):
+    """Sample NVML clocks, throttle reasons, temperature, power and utilization for a while."""
+
+    seconds: float = Field(2.0, gt=0, le=MAX_TELEMETRY_S)
+    interval_s: float = Field(0.1, ge=0.01, le=5.0)
+
+
+class GpuTelemetry(BaseModel):
+    gpu: int
+    name: Optional[str]
+    samples: int
+    sm_clock_mhz_median: Optional[float]
+    max_sm_clock_mhz: Optional[float]
+    temperature_c_max: Optional[float]
+    power_w_median: Optional[float]
+    power_limit_w: Optional[float]
+    gpu_util_pct_median: Optional[float]
+    throttle_reasons: dict[str, int] = Field(description="reason -> samples in which it was active")
+
+
+class TelemetryOutput(BaseModel):
+    seconds: float
+    gpus: list[GpuTelemetry]
+    note: str = "nvidia-smi-style utilization means a kernel was resident, not that the GPU did useful work."
+
+
+def _median(xs: list) -> Optional[float]:
+    xs = sorted(x for x in xs if x is not None)
+    return float(xs[len(xs) // 2]) if xs else None
+
+
+def run_gpu_telemetry(ctx: ToolContext, inp: TelemetryInput) -> TelemetryOutput:
+    from ..telemetry import Sampler
+
+    s = Sampler(interval_s=inp.interval_s)
+    s.start()  # raises NvmlUnavailable (a KernelProfilerError) with what to do
+    try:
+        time.sleep(inp.seconds)
+    finally:
+        s.stop()
+    gpus = []
+    for g in s.gpus:
+        mine = [x for x in s.samples if x["gpu"] == g["gpu"]]
+        reasons = Counter(r for x in mine for r in x["throttle_reasons"])
+        temps = [x["temperature_c"] for x in mine if x["temperature_c"] is not None]
+        gpus.append(GpuTelemetry(gpu=g["gpu"], name=g["name"], samples=len(mine),
+                                 sm_clock_mhz_median=_median([x["sm_clock_mhz"] for x in mine]),
+                                 max_sm_clock_mhz=g.get("max_sm_clock_mhz"), temperature_c_max=max(temps) if temps else None,
+                                 power_w_median=_median([x["power_w"] for x in mine]), power_limit_w=g.get("power_limit_w"),
+                                 gpu_util_pct_median=_median([x["gpu_util_pct"] for x in mine]),
+                                 throttle_reasons=dict(reasons)))
+    return TelemetryOutput(seconds=inp.seconds, gpus=gpus)
+
+
+# =============================================================== read_source
+class ReadSourceInput(BaseModel):
+    """Read a text file inside the working tree."""
+
+    path: str = Field(max_length=1024, description="path relative to the working tree")
+    max_bytes: int = Field(16384, ge=1, le=READ_CAP_BYTES)
+
+
+class ReadSourceOutput(BaseModel):
+    path: str
+    size: int
+    truncated: bool
+    text: str
+
+
+def run_read_source(ctx: ToolContext, inp: ReadSourceInput) -> ReadSourceOutput:
+    p = ctx.sandbox.resolve_path(inp.path)
+    if not p.is_file():
+        raise ArtifactError(inp.path, "not a file in the working tree")
+    size = p.stat().st_size
+    with open(p, "rb") as f:
+        data = f.read(inp.max_bytes)
+    if b"\x00" in data[:8192]:
+        raise ArtifactError(inp.path, "binary file; use the sass tool for binaries")
+    return ReadSourceOutput(path=str(p.relative_to(ctx.sandbox.root)), size=size, truncated=size > inp.max_bytes,
+                            text=data.decode("utf-8", errors="replace"))
+
+
+# =============================================================== find_targets
+class FindTargetsInput(BaseModel):
+    """Find programs and benchmarks in the working tree that the question may be about."""
+
+    query: str = Field(max_length=500, description="the question, or the words to look for (e.g. 'softmax')")
+
+
+class TargetCandidate(BaseModel):
+    path: str
+    kind: Literal["python", "cuda", "c++", "executable", "script", "other"]
+    score: int
+    reasons: list[str]
+
+
+class FindTargetsOutput(BaseModel):
+    words: list[str]
+    candidates: list[TargetCandidate]
+    note: str = "The program to profile is chosen by the user (`-- CMD`); these are suggestions."
+
+
+STOP_WORDS = {"why", "is", "my", "the", "a", "an", "slow", "so", "what", "does", "do", "how", "make", "faster",
+              "fast", "kernel", "gpu", "this", "it", "of", "in", "on", "for", "and", "to", "with", "program", "code",
+              "run", "runs", "take", "takes", "long", "than", "be", "can", "i", "me", "our", "speed", "up", "time"}
+
+
+def _kind(p: Path) -> str:
+    return {".py": "python", ".cu": "cuda", ".cuh": "cuda", ".cpp": "c++", ".cc": "c++", ".c": "c++",
+            ".sh": "script"}.get(p.suffix, "executable" if os.access(p, os.X_OK) and _is_elf(p) else "other")
+
+
+def run_find_targets(ctx: ToolContext, inp: FindTargetsInput) -> FindTargetsOutput:
+    words = [w for w in re.findall(r"[a-z0-9_]{3,}", inp.query.lower()) if w not in STOP_WORDS][:8]
+    if not words:
+        return FindTargetsOutput(words=[], candidates=[])
+    root = ctx.sandbox.root
+    cands: list[TargetCandidate] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
+        for fn in filenames:
+            seen += 1
+            if seen > FIND_MAX_FILES:
+                break
+            p = Path(dirpath) / fn
+            if p.is_symlink():
+                continue
+            elf = p.suffix == "" and _is_elf(p) and os.access(p, os.X_OK)
+            if p.suffix not in FIND_EXTS and not elf:
+                continue
+            name = p.name.lower()
+            score, why = 0, []
+            for w in words:
+                if w in name:
+                    score += 5
+                    why.append(f"'{w}' in the file name")
+            if not elf:
+                try:
+                    text = p.read_bytes()[:65536].decode("utf-8", "replace").lower()
+                except OSError:
+                    continue
+                for w in words:
+                    n = text.count(w)
+                    if n:
+                        score += min(n, 5)
+                        why.append(f"'{w}' {n}x in the text")
+                if score and ("__main__" in text or "int main" in text):
+                    score += 2
+                    why.append("has a main entry point")
+            if score:
+                cands.append(TargetCandidate(path=str(p.relative_to(root)), kind=_kind(p), score=score, reasons=why))
+    cands.sort(key=lambda c: (-c.score, c.path))
+    return FindTargetsOutput(words=words, candidates=cands[:FIND_MAX_RESULTS])
+
+
+# =============================================================== submit_answer
+class SubmitAnswerOutput(BaseModel):
+    verdict: Literal["accept", "reject"]
+    reasons: list[str] = Field(default_factory=list)
+
+
+def run_submit_answer(ctx: ToolContext, inp: BaseModel) -> SubmitAnswerOutput:  # pragma: no cover - orchestrator owns it
+    raise UsageError("submit_answer is handled by the orchestrator (it goes to the critic)")
+
+
+# =============================================================== registry
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input_model: Any  # a pydantic model class (submit_answer's is resolved late)
+    output_model: type[BaseModel]
+    fn: Callable[[ToolContext, Any], BaseModel]
+
+    @property
+    def input(self) -> type[BaseModel]:
+        return self.input_model() if not isinstance(self.input_model, type) else self.input_model
+
+
+REGISTRY: dict[str, Tool] = {t.name: t for t in [
+    Tool("timeline", "Run the user's program under Nsight Systems (or load the given captures) and triage the "
+                     "timeline: GPU-busy fraction of the steady window, idle time by host cause, copies, start-up, "
+                     "and kernels ranked by share of GPU time. Always the first step.",
+         TimelineInput, TimelineOutput, run_timeline),
+    Tool("kernel_profile", "Nsight Compute on the kernels matching a regex (only kernels that dominate GPU time per "
+                           "the timeline), a few launches after warm-up, with the chosen sections; or read them from "
+                           "the given .ncu-rep. Returns roofline (floor, gap, limiter) and mechanism findings per kernel.",
+         KernelProfileInput, KernelProfileOutput, run_kernel_profile),
+    Tool("sass", "SASS opcode counts of one kernel (from a SASS dump, the ncu report's source counters, the target "
+                 "binary, a cubin, or Triton's cache) to confirm or refute a mechanism: load widths, MMA vs FFMA, "
+                 "LDL/STL, ATOM/RED.",
+         SassInput, SassOutput, run_sass),
+    Tool("gpu_telemetry", "Sample NVML clocks, throttle reasons, temperature, power and utilization for a few seconds.",
+         TelemetryInput, TelemetryOutput, run_gpu_telemetry),
+    Tool("read_source", "Read a source file inside the working tree (size-capped).",
+         ReadSourceInput, ReadSourceOutput, run_read_source),
+    Tool("find_targets", "Find programs/benchmarks in the working tree matching the question's words.",
+         FindTargetsInput, FindTargetsOutput, run_find_targets),
+    Tool("submit_answer", "Submit the final four-part answer (bottleneck, evidence, mechanism, fix). It is reviewed "
+                          "by a critic; every number cited must come from a tool result.",
+         _answer_model, SubmitAnswerOutput, run_submit_answer),
+]}
+
+INVESTIGATION_TOOLS = ("timeline", "kernel_profile", "sass", "gpu_telemetry", "read_source", "find_targets",
+                       "submit_answer")
+
+
+def tool_specs(names: Optional[tuple[str, ...]] = None) -> list[ToolSpec]:
+    return [ToolSpec(name=t.name, description=t.description, input_schema=t.input.model_json_schema())
+            for t in (REGISTRY[n] for n in (names or INVESTIGATION_TOOLS))]
+
+
+@dataclass
+class ToolOutcome:
+    content: Any  # JSON-able
+    is_error: bool = False
+    error_type: Optional[str] = None
+
+
+def error_content(e: BaseException) -> dict:
+    return {"error": type(e).__name__, "message": str(e)}
+
+
+def call_tool(ctx: ToolContext, name: str, args: dict) -> ToolOutcome:
+    """Validate the input, run the tool in the sandbox, and return JSON-able content or a typed error."""
+    tool = REGISTRY.get(name)
+    if tool is None:
+        e = SandboxViolation(f"unknown tool {name!r}; tools: {', '.join(REGISTRY)}")
+        return ToolOutcome(error_content(e), True, type(e).__name__)
+    try:
+        inp = tool.input.model_validate(args or {})
+        out = tool.fn(ctx, inp)
+        return ToolOutcome(out.model_dump(mode="json"))
+    except ValidationError as e:
+        msg = "; ".join(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in e.errors()[:5])
+        return ToolOutcome({"error": "InvalidInput", "message": msg}, True, "InvalidInput")
+    except KernelProfilerError as e:
+        return ToolOutcome(error_content(e), True, type(e).__name__)

@@ -1,0 +1,36 @@
+"""Every committed transcript replays with no GPU, no profilers and no network."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernel_profiler.agent import transcript as tx
+from kernel_profiler.agent.orchestrator import replay
+
+TRANSCRIPTS = sorted((Path(__file__).resolve().parents[2] / "transcripts").glob("*.jsonl"))
+
+
+def test_there_are_at_least_four_transcripts():
+    assert len(TRANSCRIPTS) >= 4
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.name)
+def test_transcript_replays(path, monkeypatch):
+    import kernel_profiler.agent.tools as tools
+
+    def no_tools(*a, **k):
+        raise AssertionError("a replay must not run a tool")
+
+    monkeypatch.setattr(tools, "call_tool", no_tools)
+    monkeypatch.setattr("kernel_profiler.agent.orchestrator.call_tool", no_tools)
+    header, events = tx.read(path)
+    assert header["model"] and header["machine"]["hostname"] and header["question"]
+    r = replay(path)
+    assert r.replayed and r.answer is not None
+    final = [e for e in events if e["event"] == "answer" and e.get("final")][-1]
+    assert r.accepted == final["accepted"] and r.answer == final["answer"]
+    if not r.inconclusive:
+        for part in ("bottleneck", "mechanism", "fix"):
+            assert r.answer[part]
+        assert r.answer["evidence"]
