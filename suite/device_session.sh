@@ -32,6 +32,16 @@ for step in "$@"; do
       } > "$L" 2>&1
       tar -C $W -cJf "$R/profile_sh.tar.xz" t1/nsys.sqlite t2/ncu.ncu-rep t3 t4 answer.md 2>/dev/null
       tail -30 "$L" ;;
+    live_ask)
+      W=/tmp/live; mkdir -p $W
+      nvcc -O3 -std=c++17 -arch=sm_90a -lineinfo -o $W/softmax suite/cases/softmax.cu
+      { echo "### kernel-profiler ask -- softmax (CUDA C++)"
+        kernel-profiler ask "why is my softmax slow" --record "$R/live-h200-softmax.jsonl" -- $W/softmax; echo "rc=$?"
+        echo "### kernel-profiler ask -- py_item_sync.py (PyTorch)"
+        kernel-profiler ask "why is my training loop slow" --record "$R/live-h200-item-sync.jsonl" \
+          -- python3 suite/cases/py_item_sync.py; echo "rc=$?"
+      } > "$R/live_ask.log" 2>&1
+      tail -40 "$R/live_ask.log" ;;
   esac
 done
 ls -la "$R"
