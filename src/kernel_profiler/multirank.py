@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import intervals as iv
-from .artifacts.tables import Artifacts, Timeline
+from .artifacts.tables import Artifacts
 from .diagnosis import Evidence, Finding, Fix, RankRow
 from .telemetry import POWER_REASONS, THERMAL_REASONS
 

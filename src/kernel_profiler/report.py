@@ -41,7 +41,7 @@ def _fix_text(f: Finding | Diagnosis) -> str:
 
 
 def markdown(d: Diagnosis) -> str:
-    lines = [f"## Bottleneck", "", d.bottleneck, "", f"`bound: {d.bound}`  `mechanism: {d.mechanism or 'none'}`  "
+    lines = ["## Bottleneck", "", d.bottleneck, "", f"`bound: {d.bound}`  `mechanism: {d.mechanism or 'none'}`  "
              f"`confidence: {d.confidence:.2f}`", "", "## Evidence", ""]
     lines += [f"- {_evidence_line(e)}" for e in d.evidence]
     lines += ["", "## Mechanism", "", d.explanation]

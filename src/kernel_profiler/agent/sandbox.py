@@ -15,7 +15,6 @@ directory and read back capped, and an environment passed through explicitly.
 """
 from __future__ import annotations
 
-import glob
 import os
 import re
 import shutil
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..artifacts.nsys_rep import find_nsys
+from ..toolpaths import find_cuda_tool, find_ncu, find_nsys  # noqa: F401 (re-exported)
 from ..errors import CounterPermission, KernelProfilerError, ToolMissing
 
 # --- limits -------------------------------------------------------------------
@@ -65,8 +64,6 @@ PASS_ENV = (
     "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "TRITON_CACHE_DIR", "TORCH_HOME", "HF_HOME",
     "OMP_NUM_THREADS", "NCCL_DEBUG",
 )
-NCU_PLACES = ["/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/*/ncu"]
-CUDA_BIN_PLACES = ["/usr/local/cuda/bin", "/usr/local/cuda-*/bin"]
 
 
 class SandboxViolation(KernelProfilerError):
@@ -104,29 +101,6 @@ class RunResult:
     stdout: str
     stderr: str
     seconds: float
-
-
-def find_ncu() -> Optional[str]:
-    found = shutil.which("ncu")
-    if found:
-        return found
-    for pattern in NCU_PLACES:
-        for p in sorted(glob.glob(pattern), reverse=True):
-            if os.access(p, os.X_OK):
-                return p
-    return None
-
-
-def find_cuda_tool(name: str) -> Optional[str]:
-    found = shutil.which(name)
-    if found:
-        return found
-    for pattern in CUDA_BIN_PLACES:
-        for d in sorted(glob.glob(pattern), reverse=True):
-            p = Path(d) / name
-            if os.access(p, os.X_OK):
-                return str(p)
-    return None
 
 
 def check_regex(pattern: str, what: str = "kernel regex") -> str:

@@ -6,41 +6,18 @@ copy, never over the user's files.
 """
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 from ..errors import ArtifactError, ToolMissing
+from ..toolpaths import find_nsys
 from . import nsys_sqlite
 from .tables import Timeline
 
 MAGIC = b"NVIDIA Tegra Profiler Report"  # what .nsys-rep files start with (also on x86 hosts)
-# nsys ships inside Nsight Compute and CUDA toolkits without being on PATH.
-NSYS_PLACES = [
-    "/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys",
-    "/opt/nvidia/nsight-systems/*/bin/nsys",
-    "/usr/local/cuda/bin/nsys",
-]
-
-
 def sniff(path: Path, head: bytes) -> bool:
     return head.startswith(MAGIC)
-
-
-def find_nsys() -> Optional[str]:
-    import glob
-
-    found = shutil.which("nsys")
-    if found:
-        return found
-    for pattern in NSYS_PLACES:
-        for p in sorted(glob.glob(pattern), reverse=True):
-            if os.access(p, os.X_OK):
-                return p
-    return None
 
 
 def load(path: Path) -> Timeline:
