@@ -208,6 +208,21 @@ def mcp(ctx: typer.Context,
 
 
 @app.command()
+def verify(before: Path = typer.Argument(..., help="captures (file or folder) before the change"),
+           after: Path = typer.Argument(..., help="captures (file or folder) after the change"),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Did the change work? Per-kernel and overall time with run-to-run noise, the prediction, the new bottleneck.
+
+    Exit 0 improved, 1 regressed (or the predicted metric moved the wrong way), 3 within noise.
+    """
+    from .verify import verify as run_verify
+
+    r = run_verify([before], [after])
+    typer.echo(r.model_dump_json(indent=2) if as_json else r.render())
+    raise typer.Exit(r.exit_code())
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     typer.echo(__version__)
