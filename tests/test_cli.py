@@ -65,3 +65,17 @@ def test_ask_quick_start_offline(tmp_path):
     for part in ("bottleneck", "evidence", "mechanism", "fix"):
         assert part in out
     assert "uncoalesced" in out or "scattered" in out
+
+
+def test_report_from_capture_and_transcript(tmp_path, captures):
+    from pathlib import Path
+
+    html = tmp_path / "r.html"
+    p = run("analyze", captures.case_dir("cu_transpose_conflict"), "--report", html)
+    assert p.returncode == 0 and "<svg" in html.read_text() and "shared_bank_conflict" in html.read_text()
+    again = run("analyze", captures.case_dir("cu_transpose_conflict"), "--report", html)
+    assert again.returncode == 2 and "already exists" in again.stderr  # never overwritten
+    transcript = Path(__file__).parent.parent / "transcripts" / "live-h200-softmax.jsonl"
+    md = tmp_path / "live.md"
+    p = run("report", transcript, "-o", md)
+    assert p.returncode == 0 and "uncoalesced_global" in md.read_text()

@@ -46,3 +46,14 @@ def test_step_percentiles_per_rank(captures):
     d = analyze([captures.path("mr_balanced", f) for f in NSYS])
     for r in d.ranks:
         assert r.steps >= 20 and r.step_p50_ns <= r.step_p90_ns <= r.step_p99_ns <= r.step_max_ns
+
+
+def test_ask_compares_ranks_before_profiling_kernels(captures):
+    from kernel_profiler.agent.session import run_ask
+
+    r = run_ask("why is my training step slow", None, [str(captures.case_dir("mr_uneven"))], "expert", None,
+                lambda _m: None)
+    assert r.accepted and not r.inconclusive
+    names = [c["name"] if isinstance(c, dict) else c for c in r.tool_calls]
+    assert "kernel_profile" not in str(names)  # a straggler ends the investigation before ncu
+    assert r.answer["mechanism_id"] == "rank_imbalance" and "Rank 1" in r.answer["bottleneck"]

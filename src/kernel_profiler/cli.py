@@ -27,6 +27,23 @@ def _err(msg: str) -> None:
     typer.echo(f"kernel-profiler: {msg}", err=True)
 
 
+def _check_new(path: Optional[Path], flag: str) -> None:
+    if path is not None and path.exists():
+        raise UsageError(f"{path} already exists; choose another {flag} file (nothing was overwritten)")
+
+
+def _write_report(d, out: Path, paths) -> None:
+    from .html_report import render_html, rooflines_for
+
+    rooflines = None
+    try:
+        rooflines = rooflines_for(paths) if paths else None
+    except KernelProfilerError:
+        rooflines = None
+    out.write_text(render_html(d, rooflines, link_base=out.parent.resolve()))
+    _progress(f"HTML report written to {out}")
+
+
 def _split_extra(ctx: typer.Context) -> tuple[list[str], list[str]]:
     """Extra command-line words: (more --artifacts values given after the first, the command after `--`).
 
@@ -51,6 +68,7 @@ def analyze(
                                                 "PyTorch trace .json[.gz], SASS, res-usage, ptxas logs, telemetry JSON)"),
     as_json: bool = typer.Option(False, "--json", help="print the Diagnosis as JSON (schema: `kernel-profiler schema`)"),
     fmt: str = typer.Option("text", "--format", help="text | md | json"),
+    report_html: Optional[Path] = typer.Option(None, "--report", help="also write a self-contained HTML report here"),
 ) -> None:
     """Name the bottleneck from existing captures, without any model."""
     from .engine import analyze as run
@@ -58,7 +76,10 @@ def analyze(
 
     if fmt not in ("text", "md", "json"):
         raise UsageError(f"--format must be text, md or json, not {fmt!r}")
+    _check_new(report_html, "--report")
     d = run(paths)
+    if report_html is not None:
+        _write_report(d, report_html, paths)
     if as_json or fmt == "json":
         typer.echo(d.model_dump_json(indent=2))
     else:
@@ -81,6 +102,7 @@ def ask(
     model: str = typer.Option("", "--model", help="expert | claude[:NAME] | replay:FILE (default: claude when "
                                                   "ANTHROPIC_API_KEY is set, else the offline expert)"),
     record: Optional[Path] = typer.Option(None, "--record", help="write the session as a JSONL transcript"),
+    report_html: Optional[Path] = typer.Option(None, "--report", help="also write a self-contained HTML report here"),
     insist: bool = typer.Option(False, "--insist", help="profile kernels even when the timeline says host/transfer-bound"),
     as_json: bool = typer.Option(False, "--json", help="print the answer as JSON"),
 ) -> None:
@@ -89,8 +111,8 @@ def ask(
     artifacts = list(artifacts) + [Path(a) for a in more]
     if more and not artifacts[: len(artifacts) - len(more)]:
         raise UsageError(f"unexpected arguments {' '.join(more)}: put the command to profile after `--`")
-    if record is not None and record.exists():
-        raise UsageError(f"{record} already exists; choose another --record file (nothing was overwritten)")
+    _check_new(record, "--record")
+    _check_new(report_html, "--report")
     arts = [str(a) for a in artifacts]
     if not cmd and not arts:
         if not _has_gpu():
@@ -101,12 +123,36 @@ def ask(
         arts = [str(EXAMPLE)]
     from .agent.session import run_ask
 
-    result = run_ask(question, cmd or None, arts, model or _default_model(), str(record) if record else None,
-                     _progress, insist=insist)
+    import tempfile
+
+    rec = str(record) if record else (str(Path(tempfile.mkdtemp(prefix="kp-ask-")) / "run.jsonl") if report_html else None)
+    result = run_ask(question, cmd or None, arts, model or _default_model(), rec, _progress, insist=insist)
+    if report_html is not None:
+        from .runs import diagnosis_from_transcript
+
+        _write_report(diagnosis_from_transcript(Path(rec)), report_html, None)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
         typer.echo(result.render())
+
+
+@app.command()
+def report(run: Path = typer.Argument(..., help="a capture file or folder, or an `ask --record` transcript"),
+           out: Path = typer.Option(..., "--out", "-o", help="HTML file to write (or .md for Markdown)")) -> None:
+    """Write the report of a recorded run: self-contained HTML with roofline and timeline, or Markdown."""
+    from .report import markdown
+    from .runs import diagnosis_for, is_transcript
+
+    if not run.exists():
+        raise UsageError(f"{run}: no such file or directory")
+    _check_new(out, "--out")
+    d = diagnosis_for(run)
+    if out.suffix.lower() == ".md":
+        out.write_text(markdown(d))
+        _progress(f"Markdown report written to {out}")
+    else:
+        _write_report(d, out, None if is_transcript(run) else [run])
 
 
 @app.command()

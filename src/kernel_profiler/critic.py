@@ -256,6 +256,28 @@ def _all_findings(d: Diagnosis) -> list[Finding]:
     return [d.primary] + list(d.secondary)
 
 
+def _add_ranks(f: "Facts", diagnosis: Diagnosis) -> None:
+    """Multi-rank tables: every per-rank number, and ratios between ranks of the same quantity."""
+    fields = ("step_p50_ns", "step_p90_ns", "step_p99_ns", "step_max_ns", "compute_ns_per_step",
+              "collective_ns_per_step", "collective_enter_lag_ns")
+    for name in fields:
+        vals = [getattr(r, name) for r in diagnosis.ranks if getattr(r, name)]
+        for v in vals:
+            f.add("time", v)
+        for a in vals:
+            for b in vals:
+                if a != b:
+                    f.add("ratio", a / b)
+    clocks = [r.sm_clock_mhz_median for r in diagnosis.ranks if r.sm_clock_mhz_median]
+    for c in clocks:
+        f.add("count", c)
+        for d in clocks:
+            if c != d:
+                f.add("ratio", c / d)
+    for r in diagnosis.ranks:
+        f.add("count", r.rank); f.add("count", r.steps)
+
+
 def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
     """The pool of known numbers: raw metrics, timeline summary, rooflines, the engine's evidence."""
     f = Facts()
@@ -347,6 +369,7 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
             f.add("ratio", row.share)
             if row.count:
                 f.add("time", row.total_ns / row.count)
+    _add_ranks(f, diagnosis)
     for fi in _all_findings(diagnosis):
         f.findings.append(fi)
         if fi.share is not None:

@@ -36,7 +36,7 @@ from . import transcript as tx
 
 MAX_REJECTIONS = 2
 MAX_TURNS = 16
-HOST_VERDICTS = ("host", "transfer", "startup")
+HOST_VERDICTS = ("ranks", "host", "transfer", "startup")
 ORDERED_TOOLS = ("kernel_profile", "sass")
 
 
@@ -280,10 +280,15 @@ class Orchestrator:
         if name == "timeline" and not is_error:
             self.timeline = content
             s = content.get("summary", {})
-            self.progress(f"timeline: {content.get('verdict')}-bound, GPU busy {s.get('busy_fraction', 0):.0%} of the "
-                          f"steady window")
+            if content.get("ranks"):
+                sr = content.get("straggler_rank")
+                self.progress(f"ranks: {len(content['ranks'])} ranks compared, "
+                              + (f"rank {sr} is the straggler" if sr is not None else "no straggler"))
+            if content.get("verdict") != "ranks":
+                self.progress(f"timeline: {content.get('verdict')}-bound, GPU busy {s.get('busy_fraction', 0):.0%} of "
+                              f"the steady window")
             if content.get("verdict") in HOST_VERDICTS and not self.insist:
-                self.progress("timeline: the GPU is not the limit; stopping before kernel profiling")
+                self.progress("timeline: the answer is on the timeline; stopping before kernel profiling")
         elif is_error:
             self.progress(f"{name}: error: {content.get('message', content) if isinstance(content, dict) else content}")
         self.results.append({"name": name, "content": content, "is_error": is_error})

@@ -25,8 +25,9 @@ from ..artifacts import identify, load_paths
 from ..artifacts import ncu_report
 from ..artifacts import sass as sass_reader
 from ..artifacts.tables import Artifacts, SassFunction
-from ..diagnosis import Finding, KernelRow, Roofline, TimelineSummary
-from ..engine import _main_timeline, _startup_note, _timeline_only
+from ..diagnosis import Finding, KernelRow, RankRow, Roofline, TimelineSummary
+from ..engine import _main_timeline, _rank_timeline, _startup_note, _timeline_only
+from ..multirank import analyze_ranks
 from ..errors import ArtifactError, EmptyCapture, KernelProfilerError, ToolMissing, UsageError
 from ..kernels import analyze_kernels, excess_dram_traffic, kernel_key
 from ..timeline import TimelineResult, triage
@@ -92,13 +93,16 @@ class TimelineInput(BaseModel):
 class TimelineOutput(BaseModel):
     source: str = Field(description="the timeline file the numbers come from")
     mode: Literal["captured", "artifacts"]
-    verdict: Literal["startup", "transfer", "host", "kernel", "empty"]
+    verdict: Literal["ranks", "startup", "transfer", "host", "kernel", "empty"]
     summary: TimelineSummary
     findings: list[Finding] = Field(description="host/transfer/start-up findings, or the timeline-only kernel finding")
     dominant_kernels: list[KernelRow] = Field(description="kernels kernel_profile may be run on (by share of GPU time)")
     startup_note: Optional[Finding] = None
     device: Optional[str] = None
     next_step: str
+    ranks: list[RankRow] = Field(default_factory=list, description="multi-process jobs: per-rank table")
+    straggler_rank: Optional[int] = None
+    straggler_verdict: Optional[str] = None
 
 
 def _dominant(rows: list[KernelRow]) -> list[KernelRow]:
@@ -129,6 +133,10 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
     if tl is None:
         raise EmptyCapture(", ".join(ctx.artifacts) or "capture", "no timeline (nsys sqlite or PyTorch trace) found; "
                                                                   "capture one with `nsys profile` and export it to sqlite")
+    # Several ranks: compare them before anything else (a straggler ends the investigation).
+    ranks = analyze_ranks(arts)
+    if ranks is not None and len(tl.kernels) and tl.kernels["pid"].nunique() > 1:
+        tl = _rank_timeline(tl, int(ranks[1][0].pid))
     tres = triage(tl)
     ctx.timeline_result = tres
     findings = list(tres.findings)
@@ -136,7 +144,22 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
         findings.append(_timeline_only(tl, tres))
     startup = _startup_note(tres) if tres.summary.startup_ns > tres.summary.window_ns else None
     summary = tres.summary.model_copy(update={"top_kernels": tres.summary.top_kernels[:inp.top]})
-    if tres.verdict in ("host", "transfer", "startup"):
+    rank_extra: dict = {}
+    verdict = tres.verdict
+    if ranks is not None:
+        rank_finding, rows, straggler, _cause = ranks
+        rank_extra = dict(ranks=rows, straggler_rank=straggler,
+                          straggler_verdict="straggler" if straggler is not None else "no straggler")
+        if straggler is not None or rank_finding.mechanism == "comms_wait":
+            verdict = "ranks"
+            findings = [rank_finding] + findings
+        else:  # no straggler: a note, after the timeline-only kernel finding the expert answers with
+            findings = [rank_finding] + findings
+    if verdict == "ranks":
+        nxt = ("The ranks differ: the straggler (or the collectives) explain the step time. Submit the answer; "
+               "profiling one rank's kernels would not find it" + (" (the user insisted: allowed)." if ctx.insist
+                                                                   else "."))
+    elif tres.verdict in ("host", "transfer", "startup"):
         nxt = ("The timeline answers the question: the GPU is not the limit. Submit the answer now; profiling "
                "kernels would tell nothing" + (" (the user insisted on kernel profiling: it is allowed)." if ctx.insist
                                                else "."))
@@ -145,9 +168,9 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
                "the mechanism with sass.")
     else:
         nxt = "The timeline holds no GPU work: nothing to profile."
-    out = TimelineOutput(source=tl.source, mode=mode, verdict=tres.verdict, summary=summary, findings=findings,
+    out = TimelineOutput(source=tl.source, mode=mode, verdict=verdict, summary=summary, findings=findings,
                          dominant_kernels=_dominant(tres.summary.top_kernels), startup_note=startup,
-                         device=tl.gpus[0].name if tl.gpus else None, next_step=nxt)
+                         device=tl.gpus[0].name if tl.gpus else None, next_step=nxt, **rank_extra)
     ctx.timeline_output = out
     return out
 

@@ -19,7 +19,7 @@ from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
 from ..tools import KernelProfileOutput, TimelineOutput
 
 NAME = "offline-expert"
-HOST_VERDICTS = ("host", "transfer", "startup")
+HOST_VERDICTS = ("ranks", "host", "transfer", "startup")
 
 
 def _base(name: str) -> str:
