@@ -42,6 +42,12 @@ for step in "$@"; do
           -- python3 suite/cases/py_item_sync.py; echo "rc=$?"
       } > "$R/live_ask.log" 2>&1
       tail -40 "$R/live_ask.log" ;;
+    live_torch)
+      { echo "### ask -- python3 suite/cases/py_tiny_ops.py with nsys hidden (PyTorch-profiler fallback)"
+        KERNEL_PROFILER_NSYS=none kernel-profiler ask "why is my optimizer step slow" \
+          --record "$R/live-h200-torch-fallback.jsonl" -- python3 suite/cases/py_tiny_ops.py; echo "rc=$?"
+      } > "$R/live_torch.log" 2>&1
+      tail -30 "$R/live_torch.log" ;;
   esac
 done
 ls -la "$R"

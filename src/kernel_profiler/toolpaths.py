@@ -26,6 +26,10 @@ def find_tool(name: str, places: list[str]) -> Optional[str]:
 
 
 def find_nsys() -> Optional[str]:
+    """nsys, or what KERNEL_PROFILER_NSYS names ("none" hides it, e.g. to use the PyTorch-profiler fallback)."""
+    forced = os.environ.get("KERNEL_PROFILER_NSYS")
+    if forced:
+        return None if forced.lower() == "none" else (forced if os.access(forced, os.X_OK) else None)
     return find_tool("nsys", NSYS_PLACES)
 
 

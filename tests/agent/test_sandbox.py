@@ -158,3 +158,30 @@ def test_missing_ncu_says_what_to_do(tree, monkeypatch):
     monkeypatch.setattr(sbx, "find_ncu", lambda: None)
     with pytest.raises(ToolMissing, match="Nsight Compute"):
         Sandbox(root=tree).executable("ncu")
+
+
+def test_python_target_falls_back_to_the_pytorch_profiler_without_nsys(monkeypatch, tmp_path):
+    """No nsys: a `python script.py` target runs under our torch_trace wrapper in its own interpreter."""
+    from kernel_profiler.agent import tools
+    from kernel_profiler.agent.sandbox import Sandbox
+
+    monkeypatch.setenv("KERNEL_PROFILER_NSYS", "none")
+    script = tmp_path / "train.py"
+    script.write_text("print('hi')\n")
+    sb = Sandbox(root=tmp_path, target=[sys.executable, str(script), "--steps", "3"])
+    seen = {}
+
+    def fake_run(argv, *, label="run", **kw):
+        seen["argv"], seen["label"] = argv, label
+        sb.check_argv(argv)  # the target's own interpreter is on the allow-list
+        out = Path(argv[3])
+        out.write_text("{}")
+        raise tools.KernelProfilerError("stop here")
+
+    monkeypatch.setattr(sb, "run", fake_run)
+    ctx = tools.ToolContext(sandbox=sb)
+    res = tools.call_tool(ctx, "timeline", {})
+    assert res.is_error and seen["label"] == "torch-profiler"
+    assert seen["argv"][1:3] == ["-m", "kernel_profiler.agent.torch_trace"]
+    assert seen["argv"][4:] == ["--", str(script), "--steps", "3"]
+    assert tools.python_script_target(["python3", "-m", "pkg.train"]) and not tools.python_script_target(["./app"])

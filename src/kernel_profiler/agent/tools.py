@@ -105,6 +105,32 @@ class TimelineOutput(BaseModel):
     straggler_verdict: Optional[str] = None
 
 
+PYTHON_EXE = re.compile(r"^python(\d+(\.\d+)?)?$")
+
+
+def python_script_target(target: list[str]) -> bool:
+    """`python script.py ...` or `python -m module ...`: the PyTorch profiler can record it without nsys."""
+    if len(target) < 2 or not PYTHON_EXE.match(Path(target[0]).name):
+        return False
+    return target[1].endswith(".py") or (target[1] == "-m" and len(target) > 2)
+
+
+def _torch_trace(ctx: ToolContext) -> Path:
+    """The target run under the PyTorch profiler (nsys is absent): its own interpreter, our wrapper module."""
+    sb = ctx.sandbox
+    sb.executable("target")
+    d = sb.new_dir("torch-trace")
+    out = d / "trace.json"
+    pkg_root = str(Path(__file__).resolve().parents[2])
+    sb.env = dict(sb.env, PYTHONPATH=os.pathsep.join(p for p in (pkg_root, sb.env.get("PYTHONPATH")) if p))
+    sb.run([sb.target[0], "-m", "kernel_profiler.agent.torch_trace", str(out), "--", *sb.target[1:]],
+           label="torch-profiler")
+    if not out.exists():
+        raise EmptyCapture(str(out), "the PyTorch profiler wrote no trace (does the target's Python have torch?)")
+    ctx.produced.append(str(out))
+    return out
+
+
 def _dominant(rows: list[KernelRow]) -> list[KernelRow]:
     return [r for i, r in enumerate(rows) if i == 0 or r.share >= DOMINANT_SHARE]
 
@@ -114,6 +140,9 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
     if ctx.artifacts:
         arts = ctx.user_artifacts()
         mode = "artifacts"
+    elif sb.target and sb.allowed_executables()["nsys"] is None and python_script_target(sb.target):
+        arts = load_paths([_torch_trace(ctx)])
+        mode = "captured"
     elif sb.target:
         nsys = sb.executable("nsys")
         sb.executable("target")
