@@ -25,6 +25,10 @@ def main(argv: list[str]) -> int:
     module = rest[0] == "-m"
     target = rest[1] if module else rest[0]
     sys.argv = ([target] + rest[2:]) if module else rest
+    if not module:  # as `python script.py` does: the script's folder comes first on sys.path
+        import os
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
     code = 0
     prof = profile(activities=activities)
     prof.__enter__()
