@@ -402,7 +402,14 @@ class Orchestrator:
 
 def _describe(name: str, args: dict, o: Orchestrator) -> str:
     if name == "timeline":
-        return ("loading the given captures" if o.artifacts else "running the program under nsys")
+        if o.artifacts:
+            return "loading the given captures"
+        from ..toolpaths import find_nsys
+        from .tools import python_script_target
+
+        if find_nsys() is None and o.cmd and python_script_target(list(o.cmd)):
+            return "nsys not found: running the program under the PyTorch profiler"
+        return "running the program under nsys"
     if name == "kernel_profile":
         return (f"kernels matching {args.get('kernel_regex')!r} "
                 + ("from the given ncu report" if o.artifacts else
