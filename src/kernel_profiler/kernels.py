@@ -91,6 +91,11 @@ def analyze_kernels(profiles: list[KernelProfile], ranked: Optional[pd.DataFrame
                             duration_ns=k.get("gpu__time_duration.sum") or 0.0, sass=fn, resources=res)
         for f in ka.findings:
             f.share = ka.share
+            if r is None:  # no floor: the mechanism is not tied to a measured gap
+                f.confidence = round(f.confidence * 0.7, 3)
+                f.missing = f.missing + [m for m in ("gpu__time_duration.sum", "dram__bytes_read.sum",
+                                                     "dram__bytes_write.sum", "dram__bytes.sum.peak_sustained")
+                                         if k.get(m) is None]
         confirm_with_sass(ka)
         out.append(ka)
     # Rank by timeline share when known, else by profiled duration.

@@ -286,14 +286,24 @@ def detect_atomic_contention(k: KernelProfile, r: Optional[Roofline]) -> Optiona
 def detect_uncoalesced(k: KernelProfile, r: Optional[Roofline]) -> Optional[Finding]:
     ld = _m(k, LD_BYTES_PER_SECTOR)
     st = _m(k, ST_BYTES_PER_SECTOR)
+    sectors, requests = _m(k, LD_SECTORS), _m(k, LD_REQUESTS)
+    spr = sectors / requests if sectors and requests else None
+    missing: list[str] = []
+    if ld is None and st is None and spr:
+        # Older ncu builds lack the bytes-per-sector metric: estimate it from sectors per request,
+        # assuming 4-byte accesses (128 bytes per warp request).
+        ld = min(32.0, 128.0 / spr)
+        missing.append(f"{LD_BYTES_PER_SECTOR} (estimated from sectors per request assuming 4-byte loads)")
     worst = min((v for v in (ld, st) if v), default=None)
     if worst is None or worst >= COALESCED_MIN_BYTES_PER_SECTOR:
         return None
     metric = LD_BYTES_PER_SECTOR if worst == ld else ST_BYTES_PER_SECTOR
-    sectors, requests = _m(k, LD_SECTORS), _m(k, LD_REQUESTS)
-    spr = sectors / requests if sectors and requests else None
-    ev = [_ev(k, metric, "byte/sector", f"only {worst:.0f} of every 32 bytes fetched are used")]
-    if spr is not None:
+    ev = [Evidence(metric=f"{LD_SECTORS}/{LD_REQUESTS}" if missing else metric,
+                   value=round(spr, 2) if missing else worst, unit="sector/request" if missing else "byte/sector",
+                   artifact=k.source, kernel=k.name,
+                   meaning=(f"{spr:.1f} sectors per warp load request (4 for coalesced 4-byte loads)" if missing
+                            else f"only {worst:.0f} of every 32 bytes fetched are used"))]
+    if spr is not None and not missing:
         ev.append(Evidence(metric=f"{LD_SECTORS}/{LD_REQUESTS}", value=round(spr, 2), unit="sector/request",
                            artifact=k.source, kernel=k.name,
                            meaning=f"{spr:.1f} sectors per warp load request (4 for coalesced 4-byte loads)"))
@@ -309,10 +319,12 @@ def detect_uncoalesced(k: KernelProfile, r: Optional[Roofline]) -> Optional[Find
         fix=Fix(change=("Map consecutive threads to consecutive addresses: e.g. one warp or block per row with the "
                         "threads striding over columns (float4 loads where aligned), or stage a tile through shared "
                         "memory and transpose it there."),
-                metric=metric, direction="increase",
-                expected=f"from {worst:.0f} to 32 bytes per sector; kernel time toward the DRAM floor",
-                current_value=worst, target_value=32.0),
-        confidence=0.85,
+                metric=f"{LD_SECTORS}/{LD_REQUESTS}" if missing else metric,
+                direction="decrease" if missing else "increase",
+                expected=(f"from {spr:.0f} to ~4 sectors per request" if missing else
+                          f"from {worst:.0f} to 32 bytes per sector") + "; kernel time toward the DRAM floor",
+                current_value=spr if missing else worst, target_value=4.0 if missing else 32.0),
+        confidence=0.7 if missing else 0.85, missing=missing,
     )
 
 
