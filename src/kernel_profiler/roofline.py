@@ -97,9 +97,9 @@ def roofline(k: KernelProfile) -> Optional[Roofline]:
     """The kernel's floor and gap, or None when duration or ceilings are missing."""
     duration = k.get(DURATION)
     ceil, source = ceilings(k)
-    if not duration or "dram" not in ceil:
+    if not duration or "dram" not in ceil or k.get(DRAM_READ) is None or k.get(DRAM_WRITE) is None:
         return None
-    dram_bytes = (k.get(DRAM_READ) or 0.0) + (k.get(DRAM_WRITE) or 0.0)
+    dram_bytes = k.get(DRAM_READ) + k.get(DRAM_WRITE)
     t_ops, t_metric = tensor_ops(k)
     candidates = []  # (time at ceiling, path label, flops, peak)
     if t_metric and t_metric in ceil:
