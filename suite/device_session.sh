@@ -12,6 +12,7 @@ if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 fi
 export PYTHONPATH=/tmp/site:$PWD/src
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 mkdir -p /tmp/kpbin && printf '#!/bin/sh\nexec python3 -m kernel_profiler.cli "$@"\n' > /tmp/kpbin/kernel-profiler
 chmod +x /tmp/kpbin/kernel-profiler && export PATH=/tmp/kpbin:$PATH
 for step in "$@"; do
@@ -48,6 +49,13 @@ for step in "$@"; do
           --record "$R/live-h200-torch-fallback.jsonl" -- python3 suite/cases/py_tiny_ops.py; echo "rc=$?"
       } > "$R/live_torch.log" 2>&1
       tail -30 "$R/live_torch.log" ;;
+    live_torchrun)
+      { echo "### ask -- torchrun --nproc_per_node=2 mr_train.py --case uneven"
+        kernel-profiler ask "why is my training step slow" --record "$R/live-h200x2-torchrun-uneven.jsonl" \
+          -- python3 -m torch.distributed.run --nproc_per_node=2 --master_port=29555 \
+          suite/multirank/mr_train.py --case uneven --steps 20 --out /tmp/mrout; echo "rc=$?"
+      } > "$R/live_torchrun.log" 2>&1
+      tail -30 "$R/live_torchrun.log" ;;
   esac
 done
 ls -la "$R"

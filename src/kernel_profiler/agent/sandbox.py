@@ -142,8 +142,13 @@ def check_int(name: str, value: int, lo: int, hi: int) -> int:
     return value
 
 
+# Variables with these prefixes configure the GPU stack (NCCL, NVSHMEM, PyTorch, CUDA, OpenMP) and are
+# passed through too: a multi-GPU job must keep e.g. NCCL_NVLS_ENABLE=0 where the machine sets it.
+PASS_ENV_PREFIXES = ("NCCL_", "NVSHMEM_", "TORCH_", "PYTORCH_", "CUDA_", "OMP_", "KMP_", "TRITON_", "KERNEL_PROFILER_")
+
+
 def passthrough_env(extra: Optional[dict[str, str]] = None) -> dict[str, str]:
-    env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
+    env = {k: v for k, v in os.environ.items() if k in PASS_ENV or k.startswith(PASS_ENV_PREFIXES)}
     env.update(extra or {})
     return env
 
