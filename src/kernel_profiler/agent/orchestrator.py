@@ -404,6 +404,8 @@ def _describe(name: str, args: dict, o: Orchestrator) -> str:
     if name == "timeline":
         if o.artifacts:
             return "loading the given captures"
+        if o.replay is not None:
+            return "replaying the recorded timeline"
         from ..toolpaths import find_nsys
         from .tools import python_script_target
 
