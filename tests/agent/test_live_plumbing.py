@@ -7,7 +7,6 @@ directories, exit codes, the produced files reaching the engine and the critic.
 """
 from __future__ import annotations
 
-import shutil
 import sys
 import textwrap
 

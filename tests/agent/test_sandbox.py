@@ -1,7 +1,6 @@
 """The sandbox refuses adversarial requests: shell metacharacters, paths outside the tree, programs not on the list."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 

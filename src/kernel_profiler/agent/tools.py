@@ -28,7 +28,7 @@ from ..artifacts.tables import Artifacts, SassFunction
 from ..diagnosis import Finding, KernelRow, RankRow, Roofline, TimelineSummary
 from ..engine import _main_timeline, _rank_timeline, _startup_note, _timeline_only
 from ..multirank import analyze_ranks
-from ..errors import ArtifactError, EmptyCapture, KernelProfilerError, ToolMissing, UsageError
+from ..errors import ArtifactError, EmptyCapture, KernelProfilerError, UsageError
 from ..kernels import analyze_kernels, excess_dram_traffic, kernel_key
 from ..timeline import TimelineResult, triage
 from .protocol import ToolSpec

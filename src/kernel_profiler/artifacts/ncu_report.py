@@ -27,7 +27,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from kernel_profiler.artifacts.sass import NamedSassFunction, make_function
+from kernel_profiler.artifacts.sass import make_function
+from kernel_profiler.artifacts.tables import SassFunction
 from kernel_profiler.artifacts.tables import KernelProfile
 from kernel_profiler.artifacts.units import to_base
 from kernel_profiler.errors import ArtifactError, EmptyCapture, UnknownFormat
@@ -159,7 +160,7 @@ def _pcs(action) -> list[int]:
     return sorted({ids.as_uint64(i) for i in range(ids.num_instances())})
 
 
-def load_sass(path: Path) -> list[NamedSassFunction]:
+def load_sass(path: Path) -> list[SassFunction]:
     """SASS of every profiled kernel, from the report's source counters."""
     path = Path(path)
     out = []

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional
@@ -36,11 +35,6 @@ _SMEM = re.compile(r"(\d+)\s+bytes smem")
 _STACK_CUM = re.compile(r"(\d+)\s+bytes cumulative stack size")
 
 
-@dataclass
-class NamedResourceUsage(ResourceUsage):
-    """A ResourceUsage that also keeps the mangled symbol name."""
-
-    mangled: Optional[str] = None
 
 
 @lru_cache(maxsize=1)
@@ -75,7 +69,7 @@ def sniff(path: Path, head: bytes) -> bool:
     return "ptxas" in text and bool(_ENTRY.search(text) or _USED.search(text))
 
 
-def load(path: Path) -> list[NamedResourceUsage]:
+def load(path: Path) -> list[ResourceUsage]:
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -132,7 +126,7 @@ def load(path: Path) -> list[NamedResourceUsage]:
         # a 'Function properties' block printed before the 'Compiling entry' line
         if "stack" not in e and e["mangled"] in frames:
             e["stack"], e["spill_st"], e["spill_ld"] = frames[e["mangled"]]
-        out.append(NamedResourceUsage(
+        out.append(ResourceUsage(
             source=str(path), name=names[e["mangled"]], mangled=e["mangled"],
             registers=e.get("registers"), stack_bytes=e.get("stack"),
             spill_store_bytes=e.get("spill_st"), spill_load_bytes=e.get("spill_ld"),

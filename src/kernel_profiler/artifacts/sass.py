@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from kernel_profiler.artifacts.ptxas import NamedResourceUsage, demangle_all
+from kernel_profiler.artifacts.ptxas import demangle_all
+from kernel_profiler.artifacts.tables import ResourceUsage
 from kernel_profiler.artifacts.tables import SassFunction
 from kernel_profiler.errors import ArtifactError, EmptyCapture, UnknownFormat
 
@@ -45,11 +45,6 @@ _RES_FUNC = re.compile(r"^\s*Function\s+([^\s:]+)\s*:\s*$")
 _RES_VALS = re.compile(r"\b(REG|STACK|SHARED|LOCAL):(\d+)")
 
 
-@dataclass
-class NamedSassFunction(SassFunction):
-    """A SassFunction that also keeps the mangled symbol name."""
-
-    mangled: Optional[str] = None
 
 
 def parse_instruction(text: str) -> Optional[str]:
@@ -68,11 +63,11 @@ def base_opcode(mnemonic: str) -> str:
 
 
 def make_function(source: str, name: str, arch: Optional[str], lines: Iterable[str],
-                  mangled: Optional[str] = None) -> NamedSassFunction:
+                  mangled: Optional[str] = None) -> SassFunction:
     """Build a SassFunction from raw instruction texts (one instruction each)."""
     insns = [m for m in (parse_instruction(t) for t in lines) if m]
     counts = Counter(base_opcode(m) for m in insns)
-    return NamedSassFunction(source=source, name=name, arch=arch, instructions=insns,
+    return SassFunction(source=source, name=name, arch=arch, instructions=insns,
                              opcode_counts=dict(counts), mangled=mangled)
 
 
@@ -115,7 +110,7 @@ def _arch_of(line: str, cur: Optional[str]) -> Optional[str]:
     return cur
 
 
-def load_sass(path: Path) -> list[NamedSassFunction]:
+def load_sass(path: Path) -> list[SassFunction]:
     path = Path(path)
     text = _read_text(path, "SASS")
     if not _is_sass(text):
@@ -145,7 +140,7 @@ def load_sass(path: Path) -> list[NamedSassFunction]:
     return [make_function(str(path), names[n], a, ins, mangled=n) for n, a, ins in funcs]
 
 
-def load_res_usage(path: Path) -> list[NamedResourceUsage]:
+def load_res_usage(path: Path) -> list[ResourceUsage]:
     path = Path(path)
     text = _read_text(path, "cuobjdump -res-usage")
     if not _is_res_usage(text):
@@ -166,7 +161,7 @@ def load_res_usage(path: Path) -> list[NamedResourceUsage]:
     if not found:
         raise EmptyCapture(path, "resource usage lists no function (only 'Common' entries)")
     names = demangle_all([f[0] for f in found])
-    return [NamedResourceUsage(source=str(path), name=names[n], mangled=n, registers=v.get("REG"),
+    return [ResourceUsage(source=str(path), name=names[n], mangled=n, registers=v.get("REG"),
                                stack_bytes=v.get("STACK"), shared_bytes=v.get("SHARED"),
                                local_bytes=v.get("LOCAL"), arch=a) for n, a, v in found]
 

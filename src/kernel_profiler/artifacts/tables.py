@@ -94,6 +94,7 @@ class SassFunction:
     arch: Optional[str]
     instructions: list[str]  # mnemonics with modifiers, e.g. "LDG.E.128"
     opcode_counts: dict[str, int]  # base opcode -> count, e.g. {"LDG": 4, "HGMMA": 64}
+    mangled: Optional[str] = None  # the symbol as printed; join kernels across formats on it
 
 
 @dataclass
@@ -109,6 +110,7 @@ class ResourceUsage:
     shared_bytes: Optional[int] = None
     local_bytes: Optional[int] = None
     arch: Optional[str] = None
+    mangled: Optional[str] = None
 
 
 @dataclass
