@@ -40,6 +40,37 @@ def kernel_key(name: str) -> str:
     return re.sub(r"\s+", "", n)
 
 
+_CAST = re.compile(r"\((?:unsigned |signed )?(?:int|long|long long|short|char|bool|size_t)\)(?=-?\d)")
+_ANON = re.compile(r"\(anonymous ?namespace\)|<unnamed>|\{anonymous\}")
+_LAMBDA = re.compile(r"\[lambda\(([^)]*)\)\s*\(instance\s*(\d+)\)\]")
+_PARENS = re.compile(r"\([^()]*\)")
+_INT_SUFFIX = re.compile(r"(?<=[<,\s])(-?\d+)(?:ull|llu|ul|lu|ll|u|l)\b", re.IGNORECASE)
+
+
+def norm_key(name: str) -> str:
+    """kernel_key made comparable across nsys, ncu and Kineto spellings of template arguments.
+
+    Drops `void`, integer casts `(int)4` and suffixes `2ul`, unifies anonymous namespaces and lambda
+    spellings (`{lambda(float)#2}` vs `[lambda(float) (instance 2)]`), then removes every parenthesized
+    list left inside the key (parameter types are spelled `float` by one tool and `T2` by another).
+    """
+    n = re.sub(r"\bvoid\s+", "", name or "")
+    n = _CAST.sub("", n)
+    n = _ANON.sub("anon", n)
+    n = _INT_SUFFIX.sub(r"\1", n)
+    n = _LAMBDA.sub(r"{lambda(\1)#\2}", n)
+    k = kernel_key(n)
+    prev = None
+    while prev != k:
+        prev, k = k, _PARENS.sub("", k)
+    return k
+
+
+def base_name(name: str) -> str:
+    """The function's base name: no namespace, template arguments or parameters."""
+    return re.split(r"[<(]", kernel_key(name))[0].split("::")[-1]
+
+
 @dataclass
 class KernelAnalysis:
     profile: KernelProfile
@@ -58,7 +89,7 @@ def dedupe(profiles: list[KernelProfile]) -> list[KernelProfile]:
     most metrics for it (the .ncu-rep over its CSV pages).
     """
     def base(k: KernelProfile) -> str:  # formats spell template arguments differently; compare the function
-        return re.split(r"[<(]", kernel_key(k.name))[0].split("::")[-1]
+        return base_name(k.name)
 
     richness: dict[tuple[str, str], int] = {}
     for k in profiles:

@@ -80,8 +80,8 @@ from pydantic import BaseModel, Field
 from .artifacts import load_paths
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
-from .engine import diagnose
-from .kernels import dedupe, kernel_key
+from .engine import _main_timeline, diagnose
+from .kernels import base_name, dedupe, kernel_key, norm_key  # noqa: F401 (re-exported)
 from .roofline import roofline
 from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, triage
 
@@ -216,44 +216,6 @@ class _Side:
     steps: list[float]
     groups: list[_Group] = field(default_factory=list)
     profiles: list[KernelProfile] = field(default_factory=list)
-
-
-def _main_timeline(arts: Artifacts) -> Optional[Timeline]:
-    """The timeline the engine diagnoses (same rule as engine._main_timeline: nsys first, then most kernels)."""
-    if not arts.timelines:
-        return None
-    return max(arts.timelines, key=lambda t: (t.format == "nsys-sqlite", len(t.kernels)))
-
-
-_CAST = re.compile(r"\((?:unsigned |signed )?(?:int|long|long long|short|char|bool|size_t)\)(?=-?\d)")
-_ANON = re.compile(r"\(anonymous ?namespace\)|<unnamed>|\{anonymous\}")
-_LAMBDA = re.compile(r"\[lambda\(([^)]*)\)\s*\(instance\s*(\d+)\)\]")
-_PARENS = re.compile(r"\([^()]*\)")
-_INT_SUFFIX = re.compile(r"(?<=[<,\s])(-?\d+)(?:ull|llu|ul|lu|ll|u|l)\b", re.IGNORECASE)
-
-
-def norm_key(name: str) -> str:
-    """kernel_key made comparable across nsys, ncu and Kineto spellings of template arguments.
-
-    Drops `void`, integer casts `(int)4` and suffixes `2ul`, unifies anonymous namespaces and lambda
-    spellings (`{lambda(float)#2}` vs `[lambda(float) (instance 2)]`), then removes every parenthesized
-    list left inside the key (parameter types are spelled `float` by one tool and `T2` by another).
-    """
-    n = re.sub(r"\bvoid\s+", "", name or "")
-    n = _CAST.sub("", n)
-    n = _ANON.sub("anon", n)
-    n = _INT_SUFFIX.sub(r"\1", n)
-    n = _LAMBDA.sub(r"{lambda(\1)#\2}", n)
-    k = kernel_key(n)
-    prev = None
-    while prev != k:
-        prev, k = k, _PARENS.sub("", k)
-    return k
-
-
-def base_name(name: str) -> str:
-    """The function's base name: no namespace, template arguments or parameters."""
-    return re.split(r"[<(]", kernel_key(name))[0].split("::")[-1]
 
 
 def _cfg(row) -> Optional[tuple]:
