@@ -105,7 +105,7 @@ def dedupe(profiles: list[KernelProfile]) -> list[KernelProfile]:
 def shares_from_timeline(ranked: Optional[pd.DataFrame]) -> dict[str, float]:
     if ranked is None or len(ranked) == 0:
         return {}
-    keys = ranked["name"].map(lambda n: kernel_key(str(n)))
+    keys = ranked["name"].map(lambda n: norm_key(str(n)))  # nsys, Kineto and ncu spell templates differently
     return ranked.groupby(keys)["share"].sum().to_dict()
 
 
@@ -118,7 +118,7 @@ def analyze_kernels(profiles: list[KernelProfile], ranked: Optional[pd.DataFrame
         key = kernel_key(k.name)
         fn = next((s for s in sass if kernel_key(s.name) == key or getattr(s, "mangled", None) == k.mangled), None)
         res = [u for u in resources if kernel_key(u.name) == key or getattr(u, "mangled", None) == k.mangled]
-        ka = KernelAnalysis(profile=k, roofline=r, findings=detect(k, r), share=shares.get(key),
+        ka = KernelAnalysis(profile=k, roofline=r, findings=detect(k, r), share=shares.get(norm_key(k.name)),
                             duration_ns=k.get("gpu__time_duration.sum") or 0.0, sass=fn, resources=res)
         for f in ka.findings:
             f.share = ka.share
