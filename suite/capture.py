@@ -180,13 +180,14 @@ def main() -> int:
     ap.add_argument("--label", default="captures")
     ap.add_argument("--deadline", type=float, default=480)
     ap.add_argument("--skip-ncu", action="store_true")
+    ap.add_argument("--cases", default=str(HERE / "cases.toml"), help="the case list (cases.toml, holdout.toml)")
     args = ap.parse_args()
     start = time.time()
     work = Path(args.work)
     (work / "bin").mkdir(parents=True, exist_ok=True)
     envdir = work / "env"
     envdir.mkdir(exist_ok=True)
-    cases = tomllib.loads((HERE / "cases.toml").read_text())["case"]
+    cases = tomllib.loads(Path(args.cases).read_text())["case"]
     only = {c for c in args.only.split(",") if c}
     cases = [c for c in cases if (not only or c["name"] in only)
              and (args.lang == "all" or (args.lang == "python") == c["source"].endswith(".py"))]

@@ -56,6 +56,9 @@ for step in "$@"; do
           suite/multirank/mr_train.py --case uneven --steps 20 --out /tmp/mrout; echo "rc=$?"
       } > "$R/live_torchrun.log" 2>&1
       tail -30 "$R/live_torchrun.log" ;;
+    holdout)
+      python3 suite/capture.py --cases suite/holdout.toml --work /tmp/ho --pack-dir "$R" --label holdout \
+        --deadline 400 2>&1 | tee "$R/holdout.log" | tail -12 ;;
   esac
 done
 ls -la "$R"
