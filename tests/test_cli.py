@@ -79,3 +79,30 @@ def test_report_from_capture_and_transcript(tmp_path, captures):
     md = tmp_path / "live.md"
     p = run("report", transcript, "-o", md)
     assert p.returncode == 0 and "uncoalesced_global" in md.read_text()
+
+
+@pytest.mark.parametrize("name,content", [
+    ("nullrank.json", '{"kind": "kernel-profiler.steps", "rank": "x", "step_s": [0.1]}'),
+    ("nosamples.json", '{"kind": "kernel-profiler.telemetry", "samples": null}'),
+])
+def test_malformed_kernel_profiler_json_is_bad_input(tmp_path, name, content):
+    f = tmp_path / name
+    f.write_text(content)
+    p = run("analyze", f)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and name in p.stderr
+
+
+def test_memsets_only_trace_does_not_crash(tmp_path):
+    f = tmp_path / "memsets.json"
+    ev = [{"ph": "X", "cat": "gpu_memset", "name": "Memset", "ts": t, "dur": 5, "pid": 0, "tid": 7,
+           "args": {"device": 0, "stream": 7}} for t in (1, 7)]
+    f.write_text(json.dumps({"traceEvents": ev}))
+    p = run("analyze", f, "--json")
+    assert p.returncode == 0, p.stderr
+
+
+def test_non_utf8_answer_is_bad_input(tmp_path, captures):
+    f = tmp_path / "answer.md"
+    f.write_bytes(b"\xff\xfe\x00bad")
+    p = run("critique", f, "--artifacts", captures.case_dir("cu_softmax_naive"))
+    assert p.returncode == 2 and "not UTF-8" in p.stderr

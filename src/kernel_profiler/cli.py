@@ -177,7 +177,11 @@ def critique(ctx: typer.Context,
 
     if not answer.is_file():
         raise UsageError(f"{answer}: no such file")
-    v = critique_text(answer.read_text(), [str(a) for a in artifacts])
+    try:
+        text_in = answer.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{answer}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+    v = critique_text(text_in, [str(a) for a in artifacts])
     if as_json:
         typer.echo(json.dumps({"verdict": v.verdict, "reasons": v.reasons}, indent=2))
     else:
@@ -201,8 +205,15 @@ def telemetry(ctx: typer.Context,
         raise UsageError("give the command to watch after `--`, e.g. kernel-profiler telemetry -- python train.py")
     if out.exists():
         raise UsageError(f"{out} already exists; choose another --out (nothing was overwritten)")
+    import shutil
+
+    if shutil.which(cmd[0]) is None:
+        raise UsageError(f"{cmd[0]}: command not found")
     with Sampler(interval_s=interval) as s:
-        rc = subprocess.run(cmd).returncode
+        try:
+            rc = subprocess.run(cmd).returncode
+        except OSError as e:
+            raise UsageError(f"cannot run {cmd[0]}: {e.strerror or e}") from e
     s.write(out)
     _progress(f"{len(s.samples)} samples of {len(s.gpus)} GPU(s) written to {out}")
     raise typer.Exit(rc)

@@ -36,7 +36,7 @@ from .roofline import ceilings as roofline_ceilings
 from .errors import KernelProfilerError
 
 REL_TOL = 0.02
-NEAR_PEAK_GAP = 1.25
+from .roofline import NEAR_PEAK_GAP  # noqa: E402 (one threshold for the engine and the critic)
 DUMP_METRICS = 6
 # Architecture constants an answer may quote without a capture holding them:
 # warp size, sector/line sizes, bank count, float sizes, powers of two.
@@ -204,7 +204,6 @@ class Facts:
     findings: list[Finding] = field(default_factory=list)
     peak_bandwidth: Optional[float] = None
     peak_flops: Optional[float] = None
-    metric_names: set[str] = field(default_factory=set)
     ceilings_quoted: list[float] = field(default_factory=list)  # peaks an answer may quote as peaks
 
     def add(self, family: str, value) -> None:
@@ -283,7 +282,6 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
     f = Facts()
     for k in arts.kernel_profiles:
         for m, v in k.metrics.items():
-            f.metric_names.add(m)
             f.add_named(m, v, k.units.get(m))
         d = k.metrics.get("gpu__time_duration.sum")
         if d is not None:

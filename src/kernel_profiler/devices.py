@@ -34,8 +34,10 @@ def lookup(device_name: Optional[str]) -> Optional[DeviceSpec]:
     """Match a device name such as 'NVIDIA H200' or 'NVIDIA A100-SXM4-80GB'."""
     if not device_name:
         return None
+    import re
+
     upper = device_name.upper()
     for key in ("H200", "H100", "A100", "L4"):
-        if key in upper.replace("-", " ").split() or key in upper:
+        if re.search(rf"(?<![A-Z0-9]){key}(?![A-Z0-9])", upper):  # "L4" must not match "L40S"
             return DEVICES[key]
     return None

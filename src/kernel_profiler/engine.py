@@ -62,7 +62,7 @@ def diagnose(arts: Artifacts) -> Diagnosis:
         secondary = kernel_findings
     elif analyses:
         primary, secondary = _kernel_primary(analyses)
-    elif tres is not None and tres.verdict == "kernel":
+    elif tres is not None and tres.verdict == "kernel" and len(tres.kernels):
         primary = _timeline_only(tl, tres)
     else:
         primary = Finding(bound="inconclusive", bottleneck="The artifacts hold no timeline and no profiled kernel.",

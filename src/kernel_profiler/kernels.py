@@ -13,7 +13,7 @@ import pandas as pd
 from .artifacts.tables import KernelProfile, ResourceUsage, SassFunction
 from .diagnosis import Evidence, Finding, Fix, Roofline
 from .mechanisms import detect
-from .roofline import roofline
+from .roofline import DURATION, roofline
 
 # Program-level excess DRAM traffic: at least this many distinct memory-streaming kernels...
 EXCESS_MIN_KERNELS = 3
@@ -119,7 +119,7 @@ def analyze_kernels(profiles: list[KernelProfile], ranked: Optional[pd.DataFrame
         fn = next((s for s in sass if kernel_key(s.name) == key or getattr(s, "mangled", None) == k.mangled), None)
         res = [u for u in resources if kernel_key(u.name) == key or getattr(u, "mangled", None) == k.mangled]
         ka = KernelAnalysis(profile=k, roofline=r, findings=detect(k, r), share=shares.get(norm_key(k.name)),
-                            duration_ns=k.get("gpu__time_duration.sum") or 0.0, sass=fn, resources=res)
+                            duration_ns=k.get(DURATION) or 0.0, sass=fn, resources=res)
         for f in ka.findings:
             f.share = ka.share
             if r is None:  # no floor: the mechanism is not tied to a measured gap

@@ -15,6 +15,7 @@ from typing import Callable, Optional
 
 from .artifacts.tables import KernelProfile
 from .diagnosis import Evidence, Finding, Fix, Roofline
+from .roofline import DURATION as DURATION_METRIC
 from .roofline import NEAR_PEAK_GAP, fp32_tensor_alternative
 
 # --- metric names (sm_90, ncu 2025.x) ---
@@ -39,14 +40,11 @@ SHARED_ST_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 SHARED_LD_INST = "smsp__sass_inst_executed_op_shared_ld.sum"
 SHARED_ST_INST = "smsp__sass_inst_executed_op_shared_st.sum"
 BANK_CONFLICTS_LD = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
-GLOBAL_LD_INST = "smsp__sass_inst_executed_op_global_ld.sum"
 GLOBAL_ST_INST = "smsp__sass_inst_executed_op_global_st.sum"
 ATOMIC_REQUESTS = ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum")
 L2_ATOMIC_SECTORS = ("lts__t_sectors_srcunit_tex_op_atom.sum", "lts__t_sectors_srcunit_tex_op_red.sum")
 GRID = "launch__grid_size"
-BLOCK = "launch__block_size"
 SM_COUNT = "launch__sm_count"
-WAVES = "launch__waves_per_multiprocessor"
 OCC_THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"
 OCC_ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
 OCC_LIMITS = {
@@ -469,8 +467,6 @@ def fallback(k: KernelProfile, r: Optional[Roofline]) -> Finding:
         missing=missing or ["a full-set ncu report (--set full) with SourceCounters to locate the hot instructions"],
     )
 
-
-DURATION_METRIC = "gpu__time_duration.sum"
 
 
 def detect(k: KernelProfile, r: Optional[Roofline]) -> list[Finding]:

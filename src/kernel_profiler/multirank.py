@@ -81,8 +81,8 @@ def _pct(values: list[float], q: float) -> Optional[float]:
     return float(np.percentile(values, q)) if values else None
 
 
-def _telemetry_for(arts: Artifacts, view: RankView) -> tuple[Optional[float], list[str], float]:
-    """Median SM clock, throttle reasons (beyond idle) present in >= THROTTLE_MIN_SHARE of samples, and that share."""
+def _telemetry_for(arts: Artifacts, view: RankView) -> tuple[Optional[float], list[str]]:
+    """Median SM clock and the throttle reasons (beyond idle) present in >= THROTTLE_MIN_SHARE of samples."""
     for t in arts.telemetry:
         samples = [s for s in t.get("samples", []) if (t.get("rank") == view.rank or
                    (t.get("rank") is None and s.get("gpu") == view.device))]
@@ -97,9 +97,8 @@ def _telemetry_for(arts: Artifacts, view: RankView) -> tuple[Optional[float], li
                 if r != "gpu_idle":
                     counts[r] = counts.get(r, 0) + 1
         reasons = sorted(r for r, n in counts.items() if n >= THROTTLE_MIN_SHARE * len(samples))
-        share = max(counts.values(), default=0) / len(samples)
-        return (statistics.median(clocks) if clocks else None), reasons, share
-    return None, [], 0.0
+        return (statistics.median(clocks) if clocks else None), reasons
+    return None, []
 
 
 def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Optional[int], Optional[str]]]:
@@ -114,7 +113,8 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
         coll.append(c)
     n = min(len(c) for c in coll)
     rows: list[RankRow] = []
-    steps_by_rank = {int(s.get("rank", -1)): [float(x) * 1e9 for x in s.get("step_s", [])] for s in arts.step_times}
+    steps_by_rank = {s["rank"]: [float(x) * 1e9 for x in s["step_s"]] for s in arts.step_times
+                     if s.get("rank") is not None}
     if n == 0:
         return None
     starts = np.vstack([c["start_ns"].to_numpy(np.float64)[-n:] for c in coll])
@@ -139,7 +139,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
         compute.append(iv.total(s, e) / max(starts.shape[1] - 1, 1))
     for i, v in enumerate(views):
         steps = _steady(steps_by_rank.get(v.rank, []))
-        clock, reasons, _ = _telemetry_for(arts, v)
+        clock, reasons = _telemetry_for(arts, v)
         rows.append(RankRow(rank=v.rank, pid=v.pid, device=v.device, steps=len(steps) or int(starts.shape[1]),
                             step_p50_ns=_pct(steps, 50) or step_from_coll, step_p90_ns=_pct(steps, 90),
                             step_p99_ns=_pct(steps, 99), step_max_ns=max(steps) if steps else None,

@@ -84,7 +84,8 @@ def steps(tl: Timeline) -> pd.DataFrame:
     if len(r) == 0:
         return r
     names = r["name"].fillna("").astype(str)
-    match = names.map(lambda n: bool(STEP_NAME.match(n))) if len(names.unique()) < 10_000 else names.str.match(STEP_NAME)
+    is_step = {n: bool(STEP_NAME.match(n)) for n in names.unique()}
+    match = names.map(is_step)
     cand = r[match.to_numpy(dtype=bool)].copy()
     if len(cand) < 2:
         return cand.iloc[0:0]
@@ -154,9 +155,8 @@ def _idle_causes(tl: Timeline, g0: np.ndarray, g1: np.ndarray) -> dict[str, floa
     length = g1 - g0
     if len(api) == 0 or len(g0) == 0:
         return {"unattributed": float(length.sum())} if len(g0) else {}
-    names = api["name"].fillna("").astype(str)
     cat = api["category"].to_numpy()
-    blocking = (cat == "sync") | ((cat == "memcpy") & names.map(is_blocking_memcpy).to_numpy(dtype=bool))
+    blocking = blocking_calls(api)
     s = api["start_ns"].to_numpy(dtype=np.float64)
     e = api["end_ns"].to_numpy(dtype=np.float64)
     drained = iv.in_progress(s[blocking], e[blocking], g0, SYNC_TOLERANCE_NS)
@@ -271,13 +271,31 @@ def _startup_finding(src: str, step_ns: list[float], summary: TimelineSummary) -
     )
 
 
+def copy_bandwidth(copies: pd.DataFrame) -> tuple[float, float]:
+    """(bytes, byte/s) of a set of copies: their bytes over their own summed durations (0 when empty)."""
+    if len(copies) == 0:
+        return 0.0, 0.0
+    dur = float((copies["end_ns"] - copies["start_ns"]).sum())
+    total = float(copies["bytes"].sum())
+    return total, (total / (dur / 1e9) if dur > 0 else 0.0)
+
+
+def blocking_calls(api: pd.DataFrame) -> np.ndarray:
+    """Which API calls block the host until the GPU is done: synchronizations and blocking copies."""
+    if len(api) == 0:
+        return np.zeros(0, dtype=bool)
+    names = api["name"].fillna("").astype(str)
+    blocking_name = {n: is_blocking_memcpy(n) for n in names.unique()}  # once per distinct name
+    cat = api["category"].to_numpy()
+    return (cat == "sync") | ((cat == "memcpy") & names.map(blocking_name).to_numpy(dtype=bool))
+
+
 def _transfer_finding(src: str, cpw: pd.DataFrame, copy_ns: float, window: float, ev_busy: Evidence) -> Finding:
     host_side = cpw[cpw["kind"].isin(["HtoD", "DtoH"])]
-    total_bytes = float(host_side["bytes"].sum()) if len(host_side) else float(cpw["bytes"].sum())
+    rows = host_side if len(host_side) else cpw  # bytes and time from the same copies
+    total_bytes, bw = copy_bandwidth(rows)
     pageable = host_side[(host_side["src"] == "pageable") | (host_side["dst"] == "pageable")]
     pageable_bytes = float(pageable["bytes"].sum())
-    dur = float((host_side["end_ns"] - host_side["start_ns"]).sum()) or 1.0
-    bw = total_bytes / (dur / 1e9)
     ev_copy = Evidence(metric="timeline.copy_fraction", value=round(copy_ns / window, 4), unit="ratio", artifact=src,
                        meaning=f"copies occupy {copy_ns / 1e6:.2f} ms of the {window / 1e6:.2f} ms window")
     ev_bw = Evidence(metric="timeline.host_copy_bandwidth", value=bw, unit="byte/s", artifact=src,
@@ -346,9 +364,7 @@ def _host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
             confidence=0.85, missing=[] if launches else ["CUDA API trace (launch calls)"],
         )
     if cause == "host_sync":
-        api = tl.api
-        syncs = api[api["category"].isin(["sync", "memcpy"])] if len(api) else api
-        n_sync = int(len(syncs))
+        n_sync = int(blocking_calls(tl.api).sum())
         ev_n = Evidence(metric="timeline.sync_calls", value=n_sync, unit="count", artifact=src,
                         meaning=f"{n_sync} synchronizing calls (synchronize, blocking copies) in the capture")
         return Finding(

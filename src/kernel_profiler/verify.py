@@ -83,7 +83,7 @@ from .diagnosis import Diagnosis, Evidence, Finding
 from .engine import _main_timeline, diagnose
 from .kernels import base_name, dedupe, kernel_key, norm_key  # noqa: F401 (re-exported)
 from .roofline import roofline
-from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, triage
+from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth, triage
 
 # --- Thresholds (named; the module docstring gives the reasoning) ---
 # Repeated measurements (launches, steps) a side needs before its interquartile range is trusted.
@@ -439,8 +439,7 @@ def _timeline_metric(side: _Side, name: str, kernel: Optional[str]) -> _Value:
     if name == "host_copy_bandwidth":
         if len(host) == 0:
             return _Value(None, "timeline.host_copy_bandwidth: no host<->device copies in the steady window")
-        dur = float((host["end_ns"] - host["start_ns"]).sum()) or 1.0
-        return _Value(float(host["bytes"].sum()) / (dur / 1e9), f"copies in the steady window ({s.source})")
+        return _Value(copy_bandwidth(host)[1], f"copies in the steady window ({s.source})")
     if name == "pageable_copy_bytes":
         if len(host) == 0:
             return _Value(0.0, src)
@@ -448,8 +447,7 @@ def _timeline_metric(side: _Side, name: str, kernel: Optional[str]) -> _Value:
         return _Value(float(pg["bytes"].sum()), f"copies in the steady window ({s.source})")
     if name == "sync_calls":
         api = tl.api
-        return _Value(float(api["category"].isin(["sync", "memcpy"]).sum()) if len(api) else None,
-                      f"API calls ({s.source})")
+        return _Value(float(blocking_calls(api).sum()) if len(api) else None, f"API calls ({s.source})")
     if name == "kernel_median_ns":
         k = tl.kernels
         return _Value(float((k["end_ns"] - k["start_ns"]).median()) if len(k) else None, f"kernels ({s.source})")

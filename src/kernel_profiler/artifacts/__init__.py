@@ -29,10 +29,27 @@ def _telemetry_sniff(path: Path, head: bytes) -> bool:
 
 
 def _telemetry_load(path: Path) -> dict:
+    """kernel-profiler telemetry or step-time JSON, with its shape checked (bad input is an ArtifactError)."""
     try:
-        return json.loads(Path(path).read_text())
+        d = json.loads(Path(path).read_text())
     except (OSError, ValueError) as e:
         raise ArtifactError(path, f"unreadable telemetry JSON ({e})") from e
+    if not isinstance(d, dict):
+        raise ArtifactError(path, "telemetry JSON must be an object")
+    rank = d.get("rank")
+    if rank is not None and not isinstance(rank, int):
+        raise ArtifactError(path, f"'rank' must be an integer or null, not {rank!r}")
+    if d.get("kind") == "kernel-profiler.steps":
+        steps = d.get("step_s")
+        if not isinstance(steps, list) or not all(isinstance(x, (int, float)) for x in steps):
+            raise ArtifactError(path, "'step_s' must be a list of step times in seconds")
+    else:
+        samples = d.get("samples")
+        if not isinstance(samples, list) or not all(isinstance(x, dict) for x in samples):
+            raise ArtifactError(path, "'samples' must be a list of sample objects")
+        if not isinstance(d.get("gpus", []), list):
+            raise ArtifactError(path, "'gpus' must be a list")
+    return d
 
 
 # (format name, sniff, load, kind). Order matters only where sniffs could overlap.

@@ -258,9 +258,12 @@ def _times(ts: list, dur: list) -> tuple[np.ndarray, np.ndarray]:
 
 def _args(evs: list[dict]) -> list[dict]:
     try:
-        return list(map(itemgetter("args"), evs))
+        out = list(map(itemgetter("args"), evs))
     except KeyError:
-        return [e.get("args") or {} for e in evs]
+        return [a if isinstance(a := e.get("args"), dict) else {} for e in evs]
+    if not all(type(a) is dict for a in out):  # "args": null or a non-object in a malformed trace
+        out = [a if isinstance(a, dict) else {} for a in out]
+    return out
 
 
 class _Accumulator:

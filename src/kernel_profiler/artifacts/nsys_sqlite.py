@@ -35,9 +35,10 @@ def sniff(path: Path, head: bytes) -> bool:
     if not head.startswith(SQLITE_MAGIC):
         return False
     try:
-        return "CUPTI_ACTIVITY_KIND_KERNEL" in _tables(path) or "TARGET_INFO_SESSION_START_TIME" in _tables(path)
+        tables = _tables(path)
     except ArtifactError:
         return False
+    return "CUPTI_ACTIVITY_KIND_KERNEL" in tables or "TARGET_INFO_SESSION_START_TIME" in tables
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -110,7 +111,7 @@ def _kernels(con, path, tables) -> pd.DataFrame:
     name_col = "demangledName" if "demangledName" in cols else "shortName"
     local = "k.localMemoryPerThread" if "localMemoryPerThread" in cols else "NULL"
     df = _query(con, path, f"""
-        select k.start as start_ns, k.end as end_ns, s.value as name, sn.value as short_name,
+        select k.start as start_ns, k.end as end_ns, s.value as name,
                k.deviceId as device, k.streamId as stream, k.globalPid as gpid, k.correlationId as correlation,
                k.gridX as grid_x, k.gridY as grid_y, k.gridZ as grid_z,
                k.blockX as block_x, k.blockY as block_y, k.blockZ as block_z,
@@ -118,7 +119,6 @@ def _kernels(con, path, tables) -> pd.DataFrame:
                k.dynamicSharedMemory as dynamic_smem, {local} as local_mem_per_thread
         from CUPTI_ACTIVITY_KIND_KERNEL k
         left join StringIds s on s.id = k.{name_col}
-        left join StringIds sn on sn.id = k.shortName
         order by k.start""")
     df["pid"] = _pid(df.pop("gpid"))
     return df

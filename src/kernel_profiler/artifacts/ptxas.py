@@ -10,7 +10,7 @@ Recognised lines (sm_90 toolkits and older ones)::
 
 One ResourceUsage per (entry function, arch). `name` is demangled with
 ``c++filt`` when it is on PATH (else the mangled name); the mangled name is
-always kept in ``.mangled`` (a field of the ResourceUsage subclass below).
+always kept in ``.mangled`` (a field of ResourceUsage).
 ``local_bytes`` is not printed by ptxas and stays None.
 """
 from __future__ import annotations
