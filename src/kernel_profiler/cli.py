@@ -32,14 +32,11 @@ def _check_new(path: Optional[Path], flag: str) -> None:
         raise UsageError(f"{path} already exists; choose another {flag} file (nothing was overwritten)")
 
 
-def _write_report(d, out: Path, paths) -> None:
+def _write_report(d, out: Path, paths=None, rooflines=None) -> None:
     from .html_report import render_html, rooflines_for
 
-    rooflines = None
-    try:
-        rooflines = rooflines_for(paths) if paths else None
-    except KernelProfilerError:
-        rooflines = None
+    if rooflines is None and paths:
+        rooflines = rooflines_for(paths)
     out.write_text(render_html(d, rooflines, link_base=out.parent.resolve()))
     _progress(f"HTML report written to {out}")
 
@@ -71,15 +68,17 @@ def analyze(
     report_html: Optional[Path] = typer.Option(None, "--report", help="also write a self-contained HTML report here"),
 ) -> None:
     """Name the bottleneck from existing captures, without any model."""
-    from .engine import analyze as run
+    from .artifacts import load_paths
+    from .engine import run
     from .report import markdown, text
 
     if fmt not in ("text", "md", "json"):
         raise UsageError(f"--format must be text, md or json, not {fmt!r}")
     _check_new(report_html, "--report")
-    d = run(paths)
+    an = run(load_paths(paths))  # loaded and analyzed once, for the answer and the report
+    d = an.diagnosis
     if report_html is not None:
-        _write_report(d, report_html, paths)
+        _write_report(d, report_html, rooflines=an.rooflines)
     if as_json or fmt == "json":
         typer.echo(d.model_dump_json(indent=2))
     else:

@@ -8,6 +8,7 @@ that dominate GPU time.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -43,7 +44,26 @@ def _rank_timeline(tl: Timeline, pid: int) -> Timeline:
     return dataclasses.replace(tl, **{n: df[df["pid"] == pid] if len(df) else df for n, df in parts.items()})
 
 
+@dataclass
+class Analysis:
+    """Everything one pass of the engine produced: the diagnosis and what it was made from."""
+
+    diagnosis: Diagnosis
+    timeline: Optional[Timeline]  # the timeline analyzed (one rank's part of a multi-process timeline)
+    triage: Optional[TimelineResult]
+    kernels: list[KernelAnalysis]
+
+    @property
+    def rooflines(self):
+        return [a.roofline for a in self.kernels if a.roofline is not None]
+
+
 def diagnose(arts: Artifacts) -> Diagnosis:
+    return run(arts).diagnosis
+
+
+def run(arts: Artifacts) -> Analysis:
+    """One pass: ranks, timeline triage, kernel analysis, then the decision (see the module docstring)."""
     ranks = analyze_ranks(arts)
     tl = _main_timeline(arts)
     if ranks is not None and tl is not None and len(tl.kernels) and tl.kernels["pid"].nunique() > 1:
@@ -85,8 +105,9 @@ def diagnose(arts: Artifacts) -> Diagnosis:
         device = tl.gpus[0].name
     elif arts.kernel_profiles:
         device = arts.kernel_profiles[0].device
-    return Diagnosis.from_findings(primary, secondary, timeline=tres.summary if tres else None,
-                                   artifacts=list(arts.files), device=device, **extra)
+    d = Diagnosis.from_findings(primary, secondary, timeline=tres.summary if tres else None,
+                                artifacts=list(arts.files), device=device, **extra)
+    return Analysis(diagnosis=d, timeline=tl, triage=tres, kernels=analyses)
 
 
 def _kernel_primary(analyses: list[KernelAnalysis]) -> tuple[Finding, list[Finding]]:

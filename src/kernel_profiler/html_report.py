@@ -50,19 +50,9 @@ def rooflines_for(paths: Iterable[str | Path]) -> list[Roofline]:
     rooflines are those the diagnosis was made from.
     """
     from .artifacts import load_paths
-    from .engine import _main_timeline, _rank_timeline
-    from .kernels import analyze_kernels
-    from .multirank import analyze_ranks
-    from .timeline import triage
+    from .engine import run
 
-    arts = load_paths(paths)
-    tl = _main_timeline(arts)
-    ranks = analyze_ranks(arts)
-    if ranks is not None and tl is not None and len(tl.kernels) and tl.kernels["pid"].nunique() > 1:
-        tl = _rank_timeline(tl, int(ranks[1][0].pid))
-    tres = triage(tl) if tl is not None else None
-    analyses = analyze_kernels(arts.kernel_profiles, tres.kernels if tres else None, arts.sass, arts.resources)
-    return [a.roofline for a in analyses if a.roofline is not None]
+    return run(load_paths(paths)).rooflines
 
 
 def _same(a: Roofline, b: Roofline) -> bool:

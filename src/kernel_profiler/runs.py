@@ -6,8 +6,9 @@ report of a run shows exactly the numbers that run saw.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from .diagnosis import Diagnosis
 from .errors import ArtifactError
@@ -25,21 +26,29 @@ def is_transcript(path: Path) -> bool:
 
 
 def diagnosis_from_transcript(path: Path) -> Diagnosis:
+    from .agent import transcript as tx
     from .agent.models.expert import ExpertModel, _State
 
-    messages: list[dict] = []
     try:
-        lines = Path(path).read_text().splitlines()
-        for line in lines[1:]:
-            ev = json.loads(line)
-            if ev.get("event") == "tool_result":
-                messages.append({"role": "tool", "tool_call_id": ev.get("id"), "name": ev["name"],
-                                 "content": ev.get("content"), "is_error": bool(ev.get("is_error"))})
-    except (OSError, ValueError, KeyError) as e:
+        _header, events = tx.read(path)  # the one reader: header and format version checked
+    except tx.TranscriptError as e:
         raise ArtifactError(path, f"not a readable kernel-profiler transcript ({e})") from e
+    messages: list[dict] = []
+    for ev in events:
+        if ev["event"] != "tool_result":
+            continue
+        if not isinstance(ev.get("name"), str):
+            raise ArtifactError(path, f"not a readable kernel-profiler transcript (tool_result event "
+                                      f"{ev.get('seq', '?')} names no tool)")
+        messages.append({"role": "tool", "tool_call_id": ev.get("id"), "name": ev["name"],
+                         "content": ev.get("content"), "is_error": bool(ev.get("is_error"))})
     if not any(m["name"] == "timeline" for m in messages):
         raise ArtifactError(path, "the transcript holds no timeline result to report on")
-    return ExpertModel().diagnosis(_State(messages))
+    try:
+        return ExpertModel().diagnosis(_State(messages))
+    except ValidationError as e:
+        raise ArtifactError(path, f"the transcript's recorded tool results do not match this version's tools "
+                                  f"({e.errors()[0]['msg'] if e.errors() else e})") from None
 
 
 def diagnosis_for(path: Path) -> Diagnosis:

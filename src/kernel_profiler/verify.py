@@ -74,16 +74,15 @@ from pathlib import Path
 from typing import Iterable, Literal, Optional
 
 import numpy as np
-import pandas as pd
 from pydantic import BaseModel, Field
 
 from .artifacts import load_paths
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
-from .engine import _main_timeline, diagnose
-from .kernels import base_name, dedupe, kernel_key, norm_key  # noqa: F401 (re-exported)
+from .engine import run
+from .kernels import base_name, kernel_key, norm_key  # noqa: F401 (re-exported)
 from .roofline import roofline
-from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth, triage
+from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth
 
 # --- Thresholds (named; the module docstring gives the reasoning) ---
 # Repeated measurements (launches, steps) a side needs before its interquartile range is trusted.
@@ -248,27 +247,27 @@ def _groups(tl: Optional[Timeline], tres: Optional[TimelineResult]) -> list[_Gro
     if len(k) == 0:
         return []
     cols = ["grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z"]
-    cfg = k[cols].apply(lambda r: _cfg(r), axis=1) if set(cols) <= set(k.columns) else pd.Series([None] * len(k),
-                                                                                                   index=k.index)
-    dur = (k["end_ns"] - k["start_ns"]).to_numpy(np.float64)
-    names = k["name"].astype(str).to_numpy()
-    keys = np.array([norm_key(n) for n in names])
-    by: dict[tuple, list[int]] = {}
-    for i, (key, c) in enumerate(zip(keys, cfg.to_numpy())):
-        by.setdefault((key, c), []).append(i)
-    out = [_Group(name=names[ix[0]], key=key, base=base_name(names[ix[0]]), cfg=c, durations=dur[ix])
-           for (key, c), ix in by.items()]
+    k = k.assign(_dur=(k["end_ns"] - k["start_ns"]).astype(np.float64), _name=k["name"].astype(str))
+    key_of = {n: norm_key(n) for n in k["_name"].unique()}  # the regex-heavy key once per distinct name
+    k["_key"] = k["_name"].map(key_of)
+    have_cfg = set(cols) <= set(k.columns)
+    by_cols = ["_key"] + (cols if have_cfg else [])
+    out = []
+    for gkey, g in k.groupby(by_cols, sort=False, dropna=False):
+        key = gkey[0] if isinstance(gkey, tuple) else gkey
+        cfg = _cfg(g.iloc[0]) if have_cfg else None
+        name = g["_name"].iloc[0]
+        out.append(_Group(name=name, key=key, base=base_name(name), cfg=cfg, durations=g["_dur"].to_numpy()))
     return sorted(out, key=lambda g: -float(g.durations.sum()))
 
 
 def _load(paths: Iterable[str | Path]) -> _Side:
     arts = load_paths(paths)
-    diag = diagnose(arts)
-    tl = _main_timeline(arts)
-    tres = triage(tl) if tl is not None else None
+    an = run(arts)  # the engine's one pass: the same timeline and triage the diagnosis used
+    tl, tres = an.timeline, an.triage
     steps = _steady(tres.step_ns) if tres is not None and tres.step_ns else []
-    return _Side(arts=arts, diag=diag, tl=tl, tres=tres, steps=steps, groups=_groups(tl, tres),
-                 profiles=dedupe(arts.kernel_profiles))
+    return _Side(arts=arts, diag=an.diagnosis, tl=tl, tres=tres, steps=steps, groups=_groups(tl, tres),
+                 profiles=[a.profile for a in an.kernels])
 
 
 # ----------------------------------------------------------------- noise

@@ -31,12 +31,12 @@ from .models.expert import ExpertModel
 from .models.replay import ReplayModel, ReplayTools
 from .protocol import Model, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
 from .sandbox import Sandbox, SandboxViolation, check_regex
-from .tools import (FindTargetsInput, ToolContext, call_tool, kernel_key, run_find_targets, tool_specs)
+from .tools import (HOST_VERDICTS, FindTargetsInput, ToolContext, _matches, call_tool, kernel_key, run_find_targets,
+                    tool_specs)
 from . import transcript as tx
 
 MAX_REJECTIONS = 2
 MAX_TURNS = 16
-HOST_VERDICTS = ("ranks", "host", "transfer", "startup")
 ORDERED_TOOLS = ("kernel_profile", "sass")
 
 
@@ -117,10 +117,6 @@ def _intro(question: str, cmd: Optional[list[str]], artifacts: list[str], insist
         lines.append("I insist on kernel profiling even if the timeline says the GPU is not the limit.")
     lines.append("Start with the timeline.")
     return "\n".join(lines)
-
-
-def _matches(rx: re.Pattern, name: str) -> bool:
-    return bool(rx.search(name) or rx.search(kernel_key(name)))
 
 
 # ----------------------------------------------------------------- orchestrator
@@ -359,7 +355,8 @@ class Orchestrator:
         if arts is None:
             return {"stage": "deterministic", "verdict": "reject",
                     "reasons": ["No capture was made or given, so no number in the answer can be checked."]}
-        v = critique(answer, arts)
+        # Loaded and diagnosed once per set of captures (ToolContext caches both), not once per answer.
+        v = critique(answer, arts, diagnosis=self.ctx.collected_diagnosis())
         return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
 
     def _model_review(self, adict: dict) -> Optional[dict]:
@@ -471,6 +468,8 @@ def replay(path: str | Path, progress: Optional[Callable[[str], None]] = None) -
     Raises ReplayDivergence if the run asks for anything other than what was recorded."""
     header, events = tx.read(path)
     src = str(path)
+    if not isinstance(header.get("question"), str):
+        raise tx.TranscriptError(f"{src}:1: the transcript header holds no question")
     model = ReplayModel(events, source=src)
     tools = ReplayTools(events, source=src)
     o = Orchestrator(model, question=header["question"], cmd=header.get("cmd"), artifacts=header.get("artifacts") or [],

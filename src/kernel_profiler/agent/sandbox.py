@@ -7,7 +7,9 @@ choose, through validated tool inputs:
     is an argv list run without a shell);
   * ncu sections and section sets, from an allow-list of ids;
   * launch skip / count and durations, as bounded integers;
-  * files, which must resolve (symlinks followed) inside the working tree.
+  * files, which must resolve (symlinks followed) inside the working tree
+    (the one exception: the sass tool's `triton-cache` source reads the user's
+    own Triton cache folder, and every file it takes must resolve inside it).
 Programs run are only those on the allow-list (nsys, ncu, cuobjdump, nvdisasm
 and the user's fixed target), with argv lists (never shell=True), a timeout that
 kills the whole process group, output written to files in a per-run scratch

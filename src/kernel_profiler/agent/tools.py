@@ -6,13 +6,17 @@ Every tool runs through a `ToolContext`, which holds the sandbox (working tree,
 the user's fixed target, scratch directory) and the user's artifacts. Tools
 return summaries computed by the evidence engine (triage, roofline, mechanism
 findings, opcode counts), never raw dumps.
+
+Files a model names must resolve inside the working tree (`Sandbox.resolve_path`),
+and so must every file found under a folder it names. The one documented
+exception is `sass(source="triton-cache")`: the user's own Triton cache
+($TRITON_CACHE_DIR, else ~/.triton/cache), where every cubin must still resolve
+inside that cache folder (no symlink out of it).
 """
 from __future__ import annotations
 
-import lzma
 import os
 import re
-import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,12 +25,13 @@ from typing import Any, Callable, Literal, Optional
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..artifacts import identify, load_paths
+from ..artifacts import XZ_MAGIC, _decompress_xz, _head, identify, load_paths
 from ..artifacts import ncu_report
 from ..artifacts import sass as sass_reader
 from ..artifacts.tables import Artifacts, SassFunction
-from ..diagnosis import Finding, KernelRow, RankRow, Roofline, TimelineSummary
-from ..engine import _main_timeline, _rank_timeline, _startup_note, _timeline_only
+from ..diagnosis import Diagnosis, Finding, KernelRow, RankRow, Roofline, TimelineSummary
+from ..engine import STARTUP_NOTE_MIN_NS, _main_timeline, _rank_timeline, _startup_note, _timeline_only
+from ..engine import diagnose as engine_diagnose
 from ..multirank import analyze_ranks
 from ..errors import ArtifactError, EmptyCapture, KernelProfilerError, UsageError
 from ..kernels import analyze_kernels, excess_dram_traffic, kernel_key
@@ -64,6 +69,11 @@ class ToolContext:
     timeline_output: Optional["TimelineOutput"] = None
     _user_arts: Optional[Artifacts] = None
     shown: dict[str, str] = field(default_factory=dict)  # decompressed scratch copy -> the user's file
+    # The user's ncu reports (found by content, .xz decompressed into scratch): found once per investigation.
+    _user_ncu_reps: Optional[list[Path]] = None
+    # What the critic checks answers against, keyed by the paths it was loaded from (reloaded only when
+    # `produced` changes): (paths, artifacts or None, the engine's diagnosis of them or None).
+    _collected: Optional[tuple[tuple[str, ...], Optional[Artifacts], Optional[Diagnosis]]] = None
 
     def user_artifacts(self) -> Optional[Artifacts]:
         if not self.artifacts:
@@ -72,18 +82,48 @@ class ToolContext:
             self._user_arts = load_paths(self.artifacts)
         return self._user_arts
 
+    def _collected_paths(self) -> tuple[str, ...]:
+        return tuple(self.artifacts) + tuple(p for p in self.produced if p not in self.artifacts)
+
+    def _load_collected(self) -> tuple[Optional[Artifacts], Optional[Diagnosis]]:
+        paths = self._collected_paths()
+        if self._collected is None or self._collected[0] != paths:
+            arts = None
+            if paths:
+                try:
+                    arts = load_paths(list(paths))
+                except KernelProfilerError:
+                    arts = None
+            self._collected = (paths, arts, None)
+        return self._collected[1], self._collected[2]
+
     def collected_artifacts(self) -> Optional[Artifacts]:
-        """Everything the answer may cite: the user's artifacts plus captures the tools made."""
-        paths = list(self.artifacts) + [p for p in self.produced if p not in self.artifacts]
-        if not paths:
+        """Everything the answer may cite: the user's artifacts plus captures the tools made (loaded once, and
+        again only when the tools have made new captures)."""
+        return self._load_collected()[0]
+
+    def collected_diagnosis(self) -> Optional[Diagnosis]:
+        """The engine's diagnosis (engine.diagnose) of `collected_artifacts()`, cached with them."""
+        arts, diag = self._load_collected()
+        if arts is None:
             return None
-        try:
-            return load_paths(paths)
-        except KernelProfilerError:
-            return None
+        if diag is None:
+            diag = engine_diagnose(arts)
+            self._collected = (self._collected[0], arts, diag)
+        return diag
 
 
 # =============================================================== timeline
+# Timeline verdicts that answer the question without kernel profiling (the orchestrator refuses
+# kernel_profile/sass after them unless the user insisted; the expert submits).
+HOST_VERDICTS = ("ranks", "host", "transfer", "startup")
+
+
+def _matches(rx: re.Pattern, name: str) -> bool:
+    """A kernel regex matches a name as given or as its kernel_key (no return type, no argument list)."""
+    return bool(rx.search(name) or rx.search(kernel_key(name)))
+
+
 class TimelineInput(BaseModel):
     """Capture (or load) the program's timeline and triage it. The program is fixed by the user."""
 
@@ -135,6 +175,13 @@ def _dominant(rows: list[KernelRow]) -> list[KernelRow]:
     return [r for i, r in enumerate(rows) if i == 0 or r.share >= DOMINANT_SHARE]
 
 
+def _timeline_startup_note(tres: TimelineResult) -> Optional[Finding]:
+    """The start-up note, by the engine's rule (engine.diagnose): start-up longer than the steady window and
+    than STARTUP_NOTE_MIN_NS."""
+    s = tres.summary
+    return _startup_note(tres) if s.startup_ns > max(s.window_ns, STARTUP_NOTE_MIN_NS) else None
+
+
 def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
     sb = ctx.sandbox
     if ctx.artifacts:
@@ -171,7 +218,7 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
     findings = list(tres.findings)
     if tres.verdict == "kernel":
         findings.append(_timeline_only(tl, tres))
-    startup = _startup_note(tres) if tres.summary.startup_ns > tres.summary.window_ns else None
+    startup = _timeline_startup_note(tres)
     summary = tres.summary.model_copy(update={"top_kernels": tres.summary.top_kernels[:inp.top]})
     rank_extra: dict = {}
     verdict = tres.verdict
@@ -234,10 +281,6 @@ class KernelProfileOutput(BaseModel):
     program_finding: Optional[Finding] = Field(description="excess DRAM traffic over several streaming kernels, if any")
     sass_available: bool
     note: str = ""
-
-
-def _matches(rx: re.Pattern, name: str) -> bool:
-    return bool(rx.search(name) or rx.search(kernel_key(name)))
 
 
 def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfileOutput:
@@ -308,7 +351,9 @@ class SassInput(BaseModel):
 
     kernel_regex: str = Field(max_length=MAX_REGEX_LEN, description="regular expression naming the kernel")
     source: Optional[str] = Field(None, description="a binary, cubin, or folder of cubins inside the working tree, or "
-                                                    "'triton-cache'; default: the captures, then the target binary")
+                                                    "'triton-cache' (the user's own Triton cache, $TRITON_CACHE_DIR or "
+                                                    "~/.triton/cache: the one folder outside the tree a tool reads); "
+                                                    "default: the captures, then the target binary")
 
 
 class SassOutput(BaseModel):
@@ -337,25 +382,38 @@ def _is_interpreter(exe: str) -> bool:
 
 
 def _ncu_reps(ctx: ToolContext) -> list[Path]:
-    """ncu reports among the user's artifacts (decompressed into scratch if needed) and the captures made."""
+    """ncu reports among the captures the tools made and the user's artifacts (found by content; `.xz` files
+    decompressed into scratch, each into its own folder so same-named reports do not collide).
+
+    The user's reports are found once per investigation (cached in the context); a corrupt `.xz` raises
+    ArtifactError."""
     out = [Path(p) for p in ctx.produced if p.endswith(".ncu-rep")]
-    for a in ctx.artifacts:
+    if ctx._user_ncu_reps is None:
+        ctx._user_ncu_reps = _find_user_ncu_reps(ctx)
+    return out + ctx._user_ncu_reps
+
+
+def _find_user_ncu_reps(ctx: ToolContext) -> list[Path]:
+    found: list[Path] = []
+    base = ctx.sandbox.scratch / "ncu-from-artifacts"
+    for i, a in enumerate(ctx.artifacts):
         p = Path(a)
-        files = sorted(p.rglob("*")) if p.is_dir() else [p]
-        for f in files:
-            if not f.is_file():
+        files = sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")) if p.is_dir() else [p]
+        for j, f in enumerate(files):
+            if not f.is_file() or f.stat().st_size == 0:
                 continue
-            if f.name.endswith(".ncu-rep"):
-                out.append(f)
-            elif f.name.endswith(".ncu-rep.xz"):
-                dst = ctx.sandbox.scratch / "ncu-from-artifacts" / f.name[:-3]
-                if not dst.exists():
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    with lzma.open(f) as fi, open(dst, "wb") as fo:
-                        shutil.copyfileobj(fi, fo)
-                ctx.shown[str(dst)] = str(f)
-                out.append(dst)
-    return out
+            if _head(f).startswith(XZ_MAGIC):
+                d = base / f"{i:02d}-{j:05d}"
+                d.mkdir(parents=True, exist_ok=True)
+                real = _decompress_xz(f, d)  # ArtifactError when corrupt or truncated
+                if identify(real) != "ncu-rep":
+                    real.unlink(missing_ok=True)
+                    continue
+                ctx.shown[str(real)] = str(f)
+                found.append(real)
+            elif identify(f) == "ncu-rep":
+                found.append(f)
+    return found
 
 
 def _sass_available(ctx: ToolContext, reports: list[str]) -> bool:
@@ -377,19 +435,52 @@ def _cuobjdump(ctx: ToolContext, binary: Path) -> list[SassFunction]:
     return list(sass_reader.load_sass(txt))
 
 
+def triton_cache_dir(sb: Sandbox) -> Path:
+    """The user's Triton cache ($TRITON_CACHE_DIR, else ~/.triton/cache), resolved."""
+    env = sb.env.get("TRITON_CACHE_DIR")
+    cache = Path(env).expanduser() if env else Path(sb.env.get("HOME") or "~").expanduser() / ".triton" / "cache"
+    return cache.resolve()
+
+
+def _cubins_under(sb: Sandbox, folder: Path, allowed: Optional[Path]) -> list[Path]:
+    """The .cubin files under `folder`, each resolved (symlinks followed) inside `allowed`, or inside the working
+    tree when `allowed` is None. Files escaping it are skipped; SandboxViolation if every one of them escapes."""
+    cubins: list[Path] = []
+    refused: list[str] = []
+    for f in sorted(folder.rglob("*.cubin")):
+        try:
+            if allowed is None:
+                real = sb.resolve_path(str(f))
+            else:
+                real = f.resolve()
+                if not real.is_relative_to(allowed):
+                    raise SandboxViolation(f"{f} resolves to {real}, outside {allowed}")
+        except SandboxViolation:
+            refused.append(str(f))
+            continue
+        if real.is_file() and real not in cubins:
+            cubins.append(real)
+    if refused and not cubins:
+        raise SandboxViolation(f"every .cubin under {folder} resolves outside "
+                               f"{allowed or 'the working tree'} (symlinks): {', '.join(refused[:5])}")
+    return cubins
+
+
 def _sass_sources(ctx: ToolContext, source: Optional[str]):
     """Lists of SASS functions, one per source, in the order they are tried (lazily: cuobjdump runs last)."""
     sb = ctx.sandbox
     if source is not None:
         if source == "triton-cache":
-            cache = Path(sb.env.get("TRITON_CACHE_DIR") or Path(sb.env.get("HOME", "~")).expanduser() / ".triton" / "cache")
-            cubins = sorted(cache.rglob("*.cubin")) if cache.is_dir() else []
+            # The one place a tool reads outside the working tree: the user's own Triton cache
+            # ($TRITON_CACHE_DIR, else ~/.triton/cache). Every cubin must still resolve inside that folder.
+            cache = triton_cache_dir(sb)
+            cubins = _cubins_under(sb, cache, cache) if cache.is_dir() else []
         else:
             p = sb.resolve_path(source)
             if not p.exists():
                 raise ArtifactError(source, "no such file or directory in the working tree")
             if p.is_dir():
-                cubins = sorted(p.rglob("*.cubin"))
+                cubins = _cubins_under(sb, p, None)
             elif _is_elf(p):
                 cubins = [p]
             else:

@@ -92,20 +92,31 @@ class TranscriptWriter:
 
 
 def read(path: str | Path) -> tuple[dict, list[dict]]:
-    """(header, events) of a transcript."""
+    """(header, events) of a transcript; TranscriptError (naming the file and line) for anything else."""
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        data = p.read_bytes()
     except OSError as e:
         raise TranscriptError(f"{p}: cannot read transcript ({e.strerror or e})") from None
     rows = []
-    for i, line in enumerate(lines, 1):
+    for i, raw in enumerate(data.splitlines(), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise TranscriptError(f"{p}:{i}: not UTF-8 text (byte {e.start}); a transcript is JSONL written by "
+                                  f"`ask --record`") from None
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except ValueError as e:
             raise TranscriptError(f"{p}:{i}: not a JSON line ({e})") from None
+        if not isinstance(row, dict):
+            raise TranscriptError(f"{p}:{i}: not a JSON object (a {type(row).__name__}); every transcript line is "
+                                  f"an object")
+        if rows and not isinstance(row.get("event"), str):
+            raise TranscriptError(f"{p}:{i}: an event line without an \"event\" name")
+        rows.append(row)
     if not rows or "format_version" not in rows[0]:
         raise TranscriptError(f"{p}: no transcript header (first line must hold format_version)")
     header = rows[0]

@@ -16,10 +16,9 @@ from ...diagnosis import Diagnosis, Finding
 from ...kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
-from ..tools import KernelProfileOutput, TimelineOutput
+from ..tools import HOST_VERDICTS, KernelProfileOutput, TimelineOutput
 
 NAME = "offline-expert"
-HOST_VERDICTS = ("ranks", "host", "transfer", "startup")
 
 
 def _base(name: str) -> str:
@@ -123,7 +122,13 @@ class ExpertModel:
 
     # ------------------------------------------------------------------ answer
     def diagnosis(self, st: _State) -> Diagnosis:
-        """The engine's decision (engine.diagnose) applied to what the tools returned."""
+        """The engine's decision (engine.diagnose) applied to what the tools returned.
+
+        engine.diagnose is the reference: this follows its order (host/transfer/start-up findings first, then the
+        program-level excess traffic, then the top kernel, then the timeline-only finding) over the tools' JSON
+        results instead of Artifacts. Sharing one function needs engine.py to expose that decision over findings;
+        until then, a change to engine.diagnose must be mirrored here.
+        """
         tl = st.results.get("timeline")
         if tl is None:
             err = st.errors.get("timeline") or {}
@@ -159,7 +164,7 @@ class ExpertModel:
         else:
             primary = Finding(bound="inconclusive", bottleneck="The timeline holds no GPU work to explain.",
                               confidence=0.1, missing=["a timeline of a run that launches GPU work"])
-        if tlo.startup_note is not None:
+        if tlo.startup_note is not None and primary.mechanism != "startup_dominated":  # as engine.diagnose
             secondary.append(tlo.startup_note)
         arts = [tlo.source] + (kpo.reports if kpo else [])
         return Diagnosis.from_findings(primary, secondary, timeline=tlo.summary, artifacts=arts, device=tlo.device)

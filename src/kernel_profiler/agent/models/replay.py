@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from pydantic import ValidationError
+
 from ..protocol import ModelTurn, ReplayDivergence, ToolSpec
+from ..transcript import TranscriptError
 
 
 def canonical(obj: Any) -> str:
@@ -33,7 +36,10 @@ class ReplayModel:
                 self._resp.append(e)
                 pending = None
         self._i = 0
-        models = {e.get("turn", {}).get("model") for e in self._resp}
+        for e in self._resp:
+            if not isinstance(e.get("turn"), dict):
+                raise TranscriptError(f"{source}: model_response event {e.get('seq', '?')} holds no model turn object")
+        models = {e["turn"].get("model") for e in self._resp}
         self.recorded_models = sorted(m for m in models if m)
         self.name = f"replay:{'+'.join(self.recorded_models) or 'unknown'}"
         self.reviews = any(r.get("purpose") == "review" for r in self._resp)
@@ -52,7 +58,11 @@ class ReplayModel:
                 raise ReplayDivergence(f"{self.source}: model request {i + 1} differs from the recorded one: "
                                        f"recorded {rec}, now {now}")
         self._i += 1
-        return ModelTurn.model_validate(self._resp[i]["turn"])
+        try:
+            return ModelTurn.model_validate(self._resp[i]["turn"])
+        except ValidationError as e:
+            raise TranscriptError(f"{self.source}: model_response event {self._resp[i].get('seq', '?')} is not a "
+                                  f"valid model turn ({e.errors()[0]['msg'] if e.errors() else e})") from None
 
     def finished(self) -> bool:
         return self._i == len(self._resp)
@@ -64,7 +74,10 @@ class ReplayTools:
     def __init__(self, events: list[dict], source: str = "transcript"):
         self.source = source
         self._calls = [e for e in events if e["event"] == "tool_call"]
-        self._results = {e["id"]: e for e in events if e["event"] == "tool_result"}
+        for e in self._calls:
+            if not isinstance(e.get("name"), str):
+                raise TranscriptError(f"{source}: tool_call event {e.get('seq', '?')} names no tool")
+        self._results = {e.get("id"): e for e in events if e["event"] == "tool_result"}
         self._verdicts = [e for e in events if e["event"] == "critic_verdict"]
         self._i = 0
         self._v = 0
@@ -97,7 +110,7 @@ class ReplayTools:
             raise ReplayDivergence(f"{self.source}: critic verdict {self._v + 1} was a {rec.get('stage')} review, "
                                    f"now a {stage} review")
         self._v += 1
-        return {"verdict": rec["verdict"], "reasons": rec.get("reasons", [])}
+        return {"verdict": rec.get("verdict"), "reasons": rec.get("reasons", [])}
 
     def finished(self) -> bool:
         return self._i == len(self._calls) and self._v == len(self._verdicts)
