@@ -229,8 +229,10 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
         if straggler is not None or rank_finding.mechanism == "comms_wait":
             verdict = "ranks"
             findings = [rank_finding] + findings
-        else:  # no straggler: a note, after the timeline-only kernel finding the expert answers with
-            findings = [rank_finding] + findings
+        else:  # no straggler: a note between the host findings (answered first) and the timeline-only
+            # kernel finding (answered last), as engine.diagnose keeps it secondary
+            host = list(tres.findings)
+            findings = host + [rank_finding] + findings[len(host):]
     if verdict == "ranks":
         nxt = ("The ranks differ: the straggler (or the collectives) explain the step time. Submit the answer; "
                "profiling one rank's kernels would not find it" + (" (the user insisted: allowed)." if ctx.insist
