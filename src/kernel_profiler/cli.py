@@ -125,7 +125,7 @@ def ask(
     import tempfile
 
     rec = str(record) if record else (str(Path(tempfile.mkdtemp(prefix="kp-ask-")) / "run.jsonl") if report_html else None)
-    result = run_ask(question, cmd or None, arts, model or _default_model(), rec, _progress, insist=insist)
+    result = run_ask(question, cmd or None, arts, model or "auto", rec, _progress, insist=insist)
     if report_html is not None:
         from .runs import diagnosis_from_transcript
 
@@ -292,10 +292,6 @@ def _has_gpu() -> bool:
         return pynvml.nvmlDeviceGetCount() > 0
     except Exception:
         return False
-
-
-def _default_model() -> str:
-    return "claude" if os.environ.get("ANTHROPIC_API_KEY") else "expert"
 
 
 def main() -> None:

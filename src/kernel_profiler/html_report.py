@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from html import escape
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -35,6 +34,7 @@ from typing import Iterable, Optional, Sequence
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from .kernels import display_name
 from .diagnosis import Diagnosis, Roofline
 from .report import fmt_value
 
@@ -77,22 +77,7 @@ def _collect(d: Diagnosis, rooflines: Optional[Sequence[Roofline]]) -> tuple[lis
     return out[:MAX_CHART_KERNELS], primary
 
 
-def short_name(name: str, width: int = 70) -> str:
-    """Kernel name for people: no 'void', argument list, PyTorch namespace or boilerplate template arguments."""
-    n = re.sub(r"^void\s+", "", (name or "").strip())
-    depth = 0
-    for i, ch in enumerate(n):  # cut the argument list (the first '(' outside template brackets)
-        depth += (ch == "<") - (ch == ">")
-        if ch == "(" and depth <= 0 and i > 0:
-            n = n[:i].strip()
-            break
-    n = re.sub(r",\s*std::array<char \*, \(unsigned long\)\d+>", "", n)
-    n = re.sub(r"<\(int\)\d+,\s*", "<", n)
-    n = n.replace("at::native::", "").replace("void ", "")
-    if len(n) <= width:
-        return n
-    half = (width - 1) // 2
-    return n[:half] + "…" + n[-(width - 1 - half):]
+short_name = display_name  # kept for callers of the report module
 
 
 def _link(path: str, base: Optional[Path]) -> str:

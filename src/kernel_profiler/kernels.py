@@ -71,6 +71,24 @@ def base_name(name: str) -> str:
     return re.split(r"[<(]", kernel_key(name))[0].split("::")[-1]
 
 
+def display_name(name: str, width: int = 70) -> str:
+    """Kernel name for people: no 'void', argument list, PyTorch namespace or boilerplate template arguments."""
+    n = re.sub(r"^void\s+", "", (name or "").strip())
+    depth = 0
+    for i, ch in enumerate(n):  # cut the argument list (the first '(' outside template brackets)
+        depth += (ch == "<") - (ch == ">")
+        if ch == "(" and depth <= 0 and i > 0:
+            n = n[:i].strip()
+            break
+    n = re.sub(r",\s*std::array<char \*, \(unsigned long\)\d+>", "", n)
+    n = re.sub(r"<\(int\)\d+,\s*", "<", n)
+    n = n.replace("at::native::", "").replace("void ", "")
+    if len(n) <= width:
+        return n
+    half = (width - 1) // 2
+    return n[:half] + "…" + n[-(width - 1 - half):]
+
+
 @dataclass
 class KernelAnalysis:
     profile: KernelProfile

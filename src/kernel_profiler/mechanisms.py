@@ -109,9 +109,9 @@ def _gap_text(r: Optional[Roofline]) -> str:
 
 
 def _short(name: str) -> str:
-    base = name.split("(")[0]
-    base = re.sub(r"^void\s+", "", base)
-    return base.split("::")[-1] if len(base) > 60 else base
+    from .kernels import display_name  # kernels imports this module
+
+    return display_name(name, 60)
 
 
 def sol(k: KernelProfile) -> dict[str, float]:

@@ -80,7 +80,7 @@ from .artifacts import load_paths
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
 from .engine import run
-from .kernels import base_name, kernel_key, norm_key  # noqa: F401 (re-exported)
+from .kernels import base_name, display_name, kernel_key, norm_key  # noqa: F401 (re-exported)
 from .roofline import roofline
 from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth
 
@@ -618,8 +618,7 @@ def _ms(ns: float) -> str:
 
 
 def _short(name: str, width: int = 60) -> str:
-    k = kernel_key(re.sub(r"\bvoid\s+", "", name))
-    return k if len(k) <= width else k[: width - 3] + "..."
+    return display_name(name, width)
 
 
 def render(r: VerifyResult) -> str:
