@@ -113,13 +113,12 @@ def ask(
     _check_new(record, "--record")
     _check_new(report_html, "--report")
     arts = [str(a) for a in artifacts]
-    if not cmd and not arts:
-        if not _has_gpu():
-            _progress(f"no GPU and no --artifacts: using the bundled real capture {EXAMPLE} "
-                      "(a naive softmax profiled on an NVIDIA H200)")
-        else:
-            _progress(f"no target given (`-- CMD ...` or --artifacts): using the bundled capture {EXAMPLE}")
+    if not cmd and not arts and not _has_gpu():
+        _progress(f"no GPU and no --artifacts: using the bundled real capture {EXAMPLE} "
+                  "(a naive softmax profiled on an NVIDIA H200)")
         arts = [str(EXAMPLE)]
+    # With a GPU and no target, run_ask looks for the program in the working tree (find_targets) and asks
+    # which one to profile.
     from .agent.session import run_ask
 
     import tempfile
