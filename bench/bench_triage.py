@@ -173,7 +173,8 @@ def run_worker(python: str, side: str, path: Path, timeout_s: float | None = Non
         if timeout_s and time.monotonic() - t0 > timeout_s:
             proc.kill()
             proc.wait()
-            return {"what": f"{side} (killed after {timeout_s:.0f} s)", "seconds": float("inf"), "load_s": float("nan"),
+            label = "HTA get_temporal_breakdown" if side == "hta" else "kineto.load + timeline.triage"
+            return {"what": f"{label} (killed after {timeout_s:.0f} s)", "seconds": float("inf"), "load_s": float("nan"),
                     "peak_rss_mb": hwm, "timed_out": timeout_s, "detail": f"did not finish in {timeout_s:.0f} s"}
         time.sleep(0.5)
     stdout, stderr = proc.communicate()
