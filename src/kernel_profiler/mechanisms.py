@@ -40,6 +40,7 @@ SHARED_ST_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 SHARED_LD_INST = "smsp__sass_inst_executed_op_shared_ld.sum"
 SHARED_ST_INST = "smsp__sass_inst_executed_op_shared_st.sum"
 BANK_CONFLICTS_LD = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+BANK_CONFLICTS_ST = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 GLOBAL_ST_INST = "smsp__sass_inst_executed_op_global_st.sum"
 ATOMIC_REQUESTS = ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum")
 L2_ATOMIC_SECTORS = ("lts__t_sectors_srcunit_tex_op_atom.sum", "lts__t_sectors_srcunit_tex_op_red.sum")
@@ -327,11 +328,14 @@ def detect_uncoalesced(k: KernelProfile, r: Optional[Roofline]) -> Optional[Find
 
 
 def detect_bank_conflicts(k: KernelProfile, r: Optional[Roofline]) -> Optional[Finding]:
+    # n-way = 1 + conflicts per instruction when ncu counts conflicts: wavefronts per instruction alone would
+    # call a conflict-free 128-bit access (4 wavefronts by design) a 4-way conflict.
     ways = []
-    for wf, inst, label in ((SHARED_LD_WAVEFRONTS, SHARED_LD_INST, "loads"), (SHARED_ST_WAVEFRONTS, SHARED_ST_INST, "stores")):
-        w, i = _m(k, wf), _m(k, inst)
-        if w and i:
-            ways.append((w / i, label, wf, inst))
+    for wf, inst, conf, label in ((SHARED_LD_WAVEFRONTS, SHARED_LD_INST, BANK_CONFLICTS_LD, "loads"),
+                                  (SHARED_ST_WAVEFRONTS, SHARED_ST_INST, BANK_CONFLICTS_ST, "stores")):
+        w, i, c = _m(k, wf), _m(k, inst), _m(k, conf)
+        if i and (c is not None or w):
+            ways.append((1.0 + c / i if c is not None else w / i, label, wf, inst))
     if not ways:
         return None
     nway, label, wf, inst = max(ways)
