@@ -70,36 +70,26 @@ def run(arts: Artifacts) -> Analysis:
         tl = _rank_timeline(tl, int(ranks[1][0].pid))  # per-rank analysis of the first rank
     tres: Optional[TimelineResult] = triage(tl) if tl is not None else None
     analyses = analyze_kernels(arts.kernel_profiles, tres.kernels if tres else None, arts.sass, arts.resources)
-    kernel_findings = [f for a in analyses for f in a.findings]
     program = excess_dram_traffic(analyses)
-    secondary: list[Finding] = []
-
-    if tres is not None and tres.verdict in ("startup", "transfer", "host"):
-        primary, *rest = tres.findings
-        secondary = rest + kernel_findings
-    elif program is not None:
-        primary = program
-        secondary = kernel_findings
-    elif analyses:
-        primary, secondary = _kernel_primary(analyses)
-    elif tres is not None and tres.verdict == "kernel" and len(tres.kernels):
-        primary = _timeline_only(tl, tres)
-    else:
-        primary = Finding(bound="inconclusive", bottleneck="The artifacts hold no timeline and no profiled kernel.",
-                          confidence=0.1, missing=["an nsys sqlite export or PyTorch trace", "an ncu report"])
-    if (tres is not None and tres.summary.startup_ns > max(tres.summary.window_ns, STARTUP_NOTE_MIN_NS)
-            and primary.mechanism != "startup_dominated"):
-        secondary.append(_startup_note(tres))
+    timeline_answer = list(tres.findings) if tres is not None and tres.verdict in TIMELINE_ANSWERS else []
+    notes: list[Finding] = []
     extra: dict = {}
     if ranks is not None:
         rank_finding, rows, straggler, cause = ranks
         extra = dict(ranks=rows, straggler_rank=straggler, straggler_cause=cause,
                      straggler_verdict="straggler" if straggler is not None else "no straggler")
         if straggler is not None or rank_finding.mechanism == "comms_wait":
-            secondary = [primary] + secondary
-            primary = rank_finding
+            timeline_answer = [rank_finding] + timeline_answer
         else:
-            secondary = [rank_finding] + secondary
+            notes.append(rank_finding)
+    timeline_only = (_timeline_only(tl, tres) if tres is not None and tres.verdict == "kernel" and len(tres.kernels)
+                     else None)
+    primary, secondary = decide(timeline_answer, program,
+                                [(kernel_key(a.profile.name), a.share, a.findings) for a in analyses], timeline_only)
+    secondary = notes + secondary
+    if (tres is not None and tres.summary.startup_ns > max(tres.summary.window_ns, STARTUP_NOTE_MIN_NS)
+            and primary.mechanism != "startup_dominated"):
+        secondary.append(_startup_note(tres))
     device = None
     if tl is not None and tl.gpus:
         device = tl.gpus[0].name
@@ -110,15 +100,38 @@ def run(arts: Artifacts) -> Analysis:
     return Analysis(diagnosis=d, timeline=tl, triage=tres, kernels=analyses)
 
 
-def _kernel_primary(analyses: list[KernelAnalysis]) -> tuple[Finding, list[Finding]]:
-    top = analyses[0]
-    primary = top.findings[0]
-    secondary = top.findings[1:] + [f for a in analyses[1:] for f in a.findings]
-    if primary.mechanism == "near_peak" and len(analyses) > 1:
-        nxt = analyses[1].findings[0]
-        primary.explanation += (f" The next-largest profiled cost is `{kernel_key(analyses[1].profile.name)}` "
-                                f"({(analyses[1].share or 0):.0%} of GPU time): {nxt.bottleneck}")
-    return primary, secondary
+# Timeline verdicts that answer the question without kernel profiling.
+TIMELINE_ANSWERS = ("startup", "transfer", "host")
+
+
+def decide(timeline_answer: list[Finding], program: Optional[Finding],
+           kernels: list[tuple[str, Optional[float], list[Finding]]],
+           timeline_only: Optional[Finding]) -> tuple[Finding, list[Finding]]:
+    """The decision, used by `run` and by the offline expert over its tools' results.
+
+    In order: findings that answer the question on the timeline (a straggler, start-up, transfer- or
+    host-bound); work split over many memory-streaming kernels; the first finding of the kernel with the
+    largest share of GPU time (`kernels` ranked: display key, share, findings), pointing at the next kernel
+    when it is near peak; the timeline-only kernel finding; else inconclusive.
+    """
+    kernel_findings = [f for _, _, fs in kernels for f in fs]
+    if timeline_answer:
+        primary, *rest = timeline_answer
+        return primary, rest + kernel_findings
+    if program is not None:
+        return program, kernel_findings
+    if kernels:
+        (_, _, fs), *others = kernels
+        primary = fs[0]
+        if primary.mechanism == "near_peak" and others:
+            key, share, nxt = others[0]
+            primary.explanation += (f" The next-largest profiled cost is `{key}` ({(share or 0):.0%} of GPU "
+                                    f"time): {nxt[0].bottleneck}")
+        return primary, fs[1:] + [f for _, _, g in others for f in g]
+    if timeline_only is not None:
+        return timeline_only, []
+    return Finding(bound="inconclusive", bottleneck="The artifacts hold no timeline and no profiled kernel.",
+                   confidence=0.1, missing=["an nsys sqlite export or PyTorch trace", "an ncu report"]), []
 
 
 def _timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from ...engine import decide
 from ...diagnosis import Diagnosis, Finding
 from ...kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
@@ -122,13 +123,7 @@ class ExpertModel:
 
     # ------------------------------------------------------------------ answer
     def diagnosis(self, st: _State) -> Diagnosis:
-        """The engine's decision (engine.diagnose) applied to what the tools returned.
-
-        engine.diagnose is the reference: this follows its order (host/transfer/start-up findings first, then the
-        program-level excess traffic, then the top kernel, then the timeline-only finding) over the tools' JSON
-        results instead of Artifacts. Sharing one function needs engine.py to expose that decision over findings;
-        until then, a change to engine.diagnose must be mirrored here.
-        """
+        """The engine's decision (`engine.decide`, the same function `analyze` uses) over the tools' results."""
         tl = st.results.get("timeline")
         if tl is None:
             err = st.errors.get("timeline") or {}
@@ -140,28 +135,19 @@ class ExpertModel:
         tlo = TimelineOutput.model_validate(tl)
         kp = st.results.get("kernel_profile")
         kpo = KernelProfileOutput.model_validate(kp) if kp is not None else None
-        kernel_findings = [f for k in (kpo.kernels if kpo else []) for f in k.findings]
-        secondary: list[Finding] = []
-        if tlo.verdict in HOST_VERDICTS and tlo.findings:
-            primary, *rest = tlo.findings
-            secondary = rest + kernel_findings
-        elif kpo is not None and kpo.program_finding is not None:
-            primary, secondary = kpo.program_finding, kernel_findings
-        elif kpo is not None and kpo.kernels:
-            top = kpo.kernels[0]
-            primary = top.findings[0]
-            secondary = top.findings[1:] + [f for k in kpo.kernels[1:] for f in k.findings]
-            if primary.mechanism == "near_peak" and len(kpo.kernels) > 1:
-                nxt = kpo.kernels[1]
-                primary.explanation += (f" The next-largest profiled cost is `{nxt.key}` ({(nxt.share or 0):.0%} of GPU "
-                                        f"time): {nxt.findings[0].bottleneck}")
-        elif tlo.findings:
-            primary = tlo.findings[-1]  # the timeline-only kernel finding
+        timeline_only = None
+        if tlo.verdict == "kernel" and tlo.findings:
+            timeline_only = tlo.findings[-1]  # the tool appends the timeline-only kernel finding last
             err = st.errors.get("kernel_profile")
             if err:
-                primary.missing = primary.missing + [f"kernel profile: {err.get('message', '')}"]
-                primary.explanation += f" Kernel profiling failed, so the mechanism is open: {err.get('message', '')}"
-        else:
+                timeline_only.missing = timeline_only.missing + [f"kernel profile: {err.get('message', '')}"]
+                timeline_only.explanation += f" Kernel profiling failed, so the mechanism is open: {err.get('message', '')}"
+        primary, secondary = decide(
+            list(tlo.findings) if tlo.verdict in HOST_VERDICTS else [],
+            kpo.program_finding if kpo is not None else None,
+            [(k.key, k.share, k.findings) for k in (kpo.kernels if kpo is not None else []) if k.findings],
+            timeline_only)
+        if primary.bound == "inconclusive" and timeline_only is None and not (kpo and kpo.kernels):
             primary = Finding(bound="inconclusive", bottleneck="The timeline holds no GPU work to explain.",
                               confidence=0.1, missing=["a timeline of a run that launches GPU work"])
         if tlo.startup_note is not None and primary.mechanism != "startup_dominated":  # as engine.diagnose
