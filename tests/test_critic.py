@@ -188,3 +188,20 @@ def test_unparseable_text_raises(text):
     with pytest.raises(AnswerFormatError) as e:
         parse_answer(text)
     assert "\n" not in str(e.value)
+
+
+def _truth():
+    from conftest import suite_cases
+
+    return [c for c in suite_cases() if c.get("mechanism")]
+
+
+@pytest.mark.parametrize("case", _truth(), ids=[c["name"] for c in _truth()])
+def test_engine_answers_pass_the_critic_as_markdown(case, captures):
+    """What `analyze --format md` prints for every suite case is a grounded answer by the critic's rules."""
+    from kernel_profiler.engine import analyze
+    from kernel_profiler.report import markdown
+
+    folder = captures.case_dir(case["name"])
+    v = critique_text(markdown(analyze([folder])), [folder])
+    assert v.verdict == "accept", v.reasons

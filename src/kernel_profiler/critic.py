@@ -283,6 +283,14 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
     for k in arts.kernel_profiles:
         for m, v in k.metrics.items():
             f.add_named(m, v, k.units.get(m))
+        for rule in k.rules:  # ncu's guided-analysis estimates are numbers the report holds too
+            try:
+                sp = float(rule.get("speedup") or 0.0)
+            except (TypeError, ValueError):
+                continue
+            if sp:
+                f.add("ratio", sp / 100.0)
+                f.add("count", sp)
         d = k.metrics.get("gpu__time_duration.sum")
         if d is not None:
             f.ncu_durations.append(float(d))

@@ -146,6 +146,7 @@ def analyze_kernels(profiles: list[KernelProfile], ranked: Optional[pd.DataFrame
                                                      "dram__bytes_write.sum", "dram__bytes.sum.peak_sustained")
                                          if k.get(m) is None]
         confirm_with_sass(ka)
+        confirm_with_ncu_rules(ka)
         out.append(ka)
     # Rank by timeline share when known, else by profiled duration.
     total = sum(a.duration_ns for a in out) or 1.0
@@ -197,6 +198,28 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
     )
 
 
+# ncu guided-analysis rules that speak to each mechanism (rule ids as ncu 2025.x names them).
+NCU_RULES = {
+    "uncoalesced_global": ("UncoalescedGlobalAccess",),
+    "shared_bank_conflict": ("SharedMemoryConflicts", "UncoalescedSharedAccess"),
+    "warp_divergence": ("ThreadDivergence",),
+    "occupancy_limit": ("TheoreticalOccupancy", "AchievedOccupancy"),
+    "low_parallelism": ("LaunchConfiguration", "WorkloadImbalance"),
+    "local_memory_spill": ("RegisterSpilling", "LocalMemorySpilling"),
+}
+
+
+def confirm_with_ncu_rules(a: KernelAnalysis) -> None:
+    """Say when ncu's own guided analysis points at the same mechanism (a second, independent opinion)."""
+    f = a.findings[0]
+    ids = NCU_RULES.get(f.mechanism or "", ())
+    hits = [r for r in a.profile.rules if r.get("id") in ids and r.get("speedup")]
+    if hits:
+        best = max(hits, key=lambda r: float(r["speedup"]))
+        f.explanation += (f" ncu's own guided analysis agrees: rule {best['id']} estimates up to "
+                          f"{float(best['speedup']):.0f}% speedup.")
+
+
 def confirm_with_sass(a: KernelAnalysis) -> None:
     """Let SASS and compiler output confirm or refute the primary mechanism of a kernel."""
     f = a.findings[0]
@@ -236,6 +259,6 @@ def confirm_with_sass(a: KernelAnalysis) -> None:
     elif f.mechanism == "uncoalesced_global" and fn:
         n = count("LDG")
         ev = Evidence(metric="sass.LDG", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
-                      meaning=f"{n} global loads; forms: " + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
+                      meaning=f"{n} global loads, as " + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
     if ev is not None:
         f.evidence = f.evidence[:2] + [ev]

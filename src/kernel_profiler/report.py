@@ -27,7 +27,7 @@ def fmt_value(value: float, unit: str) -> str:
 
 
 def _evidence_line(e: Evidence) -> str:
-    where = e.artifact + (f" [{e.kernel}]" if e.kernel else "")
+    where = e.artifact + (f" [`{e.kernel}`]" if e.kernel else "")  # code span: its digits are not numbers
     meaning = f" — {e.meaning}" if e.meaning else ""
     return f"{fmt_value(e.value, e.unit)}  `{e.metric}`{meaning} ({where})"
 
