@@ -80,7 +80,7 @@ from .artifacts import load_paths
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
 from .engine import run
-from .kernels import base_name, display_name, kernel_key, norm_key  # noqa: F401 (re-exported)
+from .kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
 from .roofline import roofline
 from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth
 

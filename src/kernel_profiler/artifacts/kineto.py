@@ -400,6 +400,14 @@ def _copy_name_fields(names: pd.Series) -> pd.DataFrame:
     return table.reindex(names.to_numpy()).reset_index(drop=True)
 
 
+def _gpu_table(df: pd.DataFrame, api: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """GPU events with the host pid of their launch call, in time order, as the column contract says."""
+    if len(df) == 0:
+        return empty(columns)
+    df["pid"] = _host_pid(df, api)
+    return df.sort_values("start_ns", kind="stable", ignore_index=True)[columns]
+
+
 def _host_pid(gpu: pd.DataFrame, api: pd.DataFrame) -> np.ndarray:
     """Host pid of each GPU event: the pid of the API call with the same correlation id."""
     if len(gpu) == 0:
@@ -431,22 +439,11 @@ def _build(path: Path, header: dict, acc: _Accumulator) -> Timeline:
         api = api.sort_values("start_ns", kind="stable", ignore_index=True)[API_COLUMNS]
     else:
         api = empty(API_COLUMNS)
-    if len(kernels):
-        kernels["pid"] = _host_pid(kernels, api)
-        kernels = kernels.sort_values("start_ns", kind="stable", ignore_index=True)[KERNEL_COLUMNS]
-    else:
-        kernels = empty(KERNEL_COLUMNS)
     if len(copies):
         copies = pd.concat([copies.reset_index(drop=True), _copy_name_fields(copies.pop("name"))], axis=1)
-        copies["pid"] = _host_pid(copies, api)
-        copies = copies.sort_values("start_ns", kind="stable", ignore_index=True)[COPY_COLUMNS]
-    else:
-        copies = empty(COPY_COLUMNS)
-    if len(sets):
-        sets["pid"] = _host_pid(sets, api)
-        sets = sets.sort_values("start_ns", kind="stable", ignore_index=True)[SET_COLUMNS]
-    else:
-        sets = empty(SET_COLUMNS)
+    kernels = _gpu_table(kernels, api, KERNEL_COLUMNS)
+    copies = _gpu_table(copies, api, COPY_COLUMNS)
+    sets = _gpu_table(sets, api, SET_COLUMNS)
     ranges = ranges.sort_values("start_ns", kind="stable", ignore_index=True)[RANGE_COLUMNS] if len(ranges) \
         else empty(RANGE_COLUMNS)
 

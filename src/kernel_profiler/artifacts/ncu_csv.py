@@ -31,7 +31,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from kernel_profiler.artifacts.tables import KernelProfile
+from kernel_profiler.artifacts.tables import KernelProfile, read_artifact_bytes
 from kernel_profiler.artifacts.units import to_base
 from kernel_profiler.errors import ArtifactError, EmptyCapture, UnknownFormat
 
@@ -158,12 +158,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def _read(path: Path) -> tuple[str, list[list[str]]]:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ArtifactError(path, f"cannot read ncu CSV: {e.strerror or e}") from None
-    if not data.strip():
-        raise ArtifactError(path, "ncu CSV file is empty")
+    data = read_artifact_bytes(path, "ncu CSV")
     text = data.decode("utf-8", "replace")
     if "ERR_NVGPUCTRPERM" in text:
         from kernel_profiler.errors import CounterPermission

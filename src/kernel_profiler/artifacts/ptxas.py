@@ -22,8 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from kernel_profiler.artifacts.tables import ResourceUsage
-from kernel_profiler.errors import ArtifactError, EmptyCapture, UnknownFormat
+from kernel_profiler.artifacts.tables import ResourceUsage, read_artifact_bytes
+from kernel_profiler.errors import EmptyCapture, UnknownFormat
 
 _ENTRY = re.compile(r"Compiling entry function\s+'([^']+)'\s+for\s+'([^']+)'")
 _PROPS = re.compile(r"Function properties for\s+(\S+)")
@@ -71,12 +71,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def load(path: Path) -> list[ResourceUsage]:
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ArtifactError(path, f"cannot read ptxas log: {e.strerror or e}") from None
-    if not data.strip():
-        raise ArtifactError(path, "ptxas log is empty")
+    data = read_artifact_bytes(path, "ptxas log")
     if b"\x00" in data[:65536]:
         raise UnknownFormat(path, "binary data, not an nvcc -Xptxas -v log")
     text = data.decode("utf-8", "replace")

@@ -31,8 +31,8 @@ from typing import Iterable, Optional
 
 from kernel_profiler.artifacts.ptxas import demangle_all
 from kernel_profiler.artifacts.tables import ResourceUsage
-from kernel_profiler.artifacts.tables import SassFunction
-from kernel_profiler.errors import ArtifactError, EmptyCapture, UnknownFormat
+from kernel_profiler.artifacts.tables import SassFunction, read_artifact_bytes
+from kernel_profiler.errors import EmptyCapture, UnknownFormat
 
 _INSN = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(?P<text>[^;]*?)\s*;")
 _PRED = re.compile(r"^@!?U?P[T0-7]\s+")
@@ -89,12 +89,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def _read_text(path: Path, what: str) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ArtifactError(path, f"cannot read {what}: {e.strerror or e}") from None
-    if not data.strip():
-        raise ArtifactError(path, f"{what} file is empty")
+    data = read_artifact_bytes(path, what)
     if b"\x00" in data[:65536]:
         raise UnknownFormat(path, f"binary data, not {what} text (a cubin? disassemble it with cuobjdump --dump-sass)")
     return data.decode("utf-8", "replace")

@@ -7,6 +7,7 @@ format has no value), and may add none that analysis relies on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
 import pandas as pd
@@ -23,6 +24,19 @@ SET_COLUMNS = ["start_ns", "end_ns", "bytes", "device", "stream", "pid", "correl
 API_COLUMNS = ["start_ns", "end_ns", "name", "category", "pid", "tid", "correlation"]
 # Host-side ranges: NVTX ranges, PyTorch ProfilerStep#N and user annotations.
 RANGE_COLUMNS = ["start_ns", "end_ns", "name", "pid", "tid"]
+
+
+def read_artifact_bytes(path, what: str) -> bytes:
+    """A capture file's bytes; unreadable or empty files are ArtifactErrors naming the file."""
+    from ..errors import ArtifactError
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise ArtifactError(path, f"cannot read {what}: {e.strerror or e}") from None
+    if not data.strip():
+        raise ArtifactError(path, f"{what} file is empty")
+    return data
 
 
 def empty(columns: list[str]) -> pd.DataFrame:
