@@ -67,3 +67,23 @@ def cases() -> list[dict]:
 def gunzip_text(path: Path) -> str:
     with gzip.open(path, "rt") as f:
         return f.read()
+
+
+WILD = DATA / "wild"  # profiler files from other people's machines, copied where their licence allows
+ROOT = Path(__file__).resolve().parents[1]
+# The rest are read from the project's shared folder beside the clone (CI) or beside a worktree's parent.
+SHARED_WILD = [ROOT / ".." / "shared" / "wild-formats", ROOT / ".." / ".." / "shared" / "wild-formats"]
+
+
+def wild_path(name: str) -> Path:
+    """A wild-format sample: tests/data/wild/ first, else ../shared/wild-formats/; skip (saying why) if absent."""
+    for d in [WILD, *SHARED_WILD]:
+        if (d / name).is_file():
+            return d / name
+    pytest.skip(f"wild-format sample {name} is neither in tests/data/wild/ nor in ../shared/wild-formats/ "
+                f"(its licence does not allow copying it into the repository)")
+
+
+@pytest.fixture(scope="session")
+def wild():
+    return wild_path

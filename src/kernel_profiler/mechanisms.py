@@ -457,20 +457,43 @@ SECONDARY_MIN_GAP = 2.0
 
 
 def fallback(k: KernelProfile, r: Optional[Roofline]) -> Finding:
+    """No detector fired. A throughput the report does not hold is said to be missing, never printed as 0%."""
     s = sol(k)
-    mem, sm = s.get("memory", 0.0), s.get("sm", 0.0)
-    bound = "memory" if mem >= MEMORY_BOUND_SOL else ("compute" if sm >= COMPUTE_BOUND_SOL else "latency")
+    sm = s.get("sm")
+    mem_metric = MEM_SOL if "memory" in s or "dram" not in s else DRAM_SOL
+    mem = s.get("memory", s.get("dram"))
     missing = [m for m in (DURATION_METRIC, SM_SOL, MEM_SOL, LD_BYTES_PER_SECTOR, OCC_THEORETICAL) if k.get(m) is None]
+    missing = missing or ["a full-set ncu report (--set full) with SourceCounters to locate the hot instructions"]
+    if sm is None and mem is None:
+        held = [m for m in (DURATION_METRIC, "dram__bytes.sum", "dram__bytes_read.sum") if k.get(m) is not None]
+        return Finding(
+            bound="inconclusive", mechanism=None, kernel=k.name, roofline=r,
+            bottleneck=(f"`{_short(k.name)}`: the report holds no SM or memory throughput (speed of light), so "
+                        f"what limits it cannot be named."),
+            evidence=[_ev(k, m, k.units.get(m, ""), "measured in the report") for m in held[:2]]
+            or [_ev(k, SM_SOL, "%", "SM throughput (not in the report)")],
+            explanation=f"None of the mechanism detectors fired; {_gap_text(r)}.",
+            fix=None, confidence=0.2, missing=missing)
+    if sm is not None and mem is not None:
+        bound = "memory" if mem >= MEMORY_BOUND_SOL else ("compute" if sm >= COMPUTE_BOUND_SOL else "latency")
+    elif (mem or 0.0) >= MEMORY_BOUND_SOL:
+        bound = "memory"
+    elif (sm or 0.0) >= COMPUTE_BOUND_SOL:
+        bound = "compute"
+    else:
+        bound = "inconclusive"  # one throughput is low and the other was not measured
+    pct = lambda v: f"{v:.0f}%" if v >= 10 else f"{v:.2g}%"  # noqa: E731  (0.14% is not "0%")
+    sm_txt = f"SM {pct(sm)}" if sm is not None else "SM not measured"
+    mem_txt = f"memory {pct(mem)}" if mem is not None else "memory not measured"
+    label = f"{bound}-bound" if bound != "inconclusive" else "of unknown bound"
     return Finding(
-        bound=bound if (s and r) else "inconclusive", mechanism=None, kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is {bound}-bound (SM {sm:.0f}%, memory {mem:.0f}% of peak) but no specific "
+        bound=bound if r else "inconclusive", mechanism=None, kernel=k.name, roofline=r,
+        bottleneck=(f"`{_short(k.name)}` is {label} ({sm_txt}, {mem_txt} of peak) but no specific "
                     f"mechanism in the report explains its gap."),
-        evidence=[_ev(k, SM_SOL, "%", "SM throughput"), _ev(k, MEM_SOL, "%", "memory throughput")],
+        evidence=[_ev(k, SM_SOL, "%", "SM throughput"), _ev(k, mem_metric, "%", "memory throughput")],
         explanation=f"None of the mechanism detectors fired; {_gap_text(r)}.",
-        fix=None, confidence=0.3,
-        missing=missing or ["a full-set ncu report (--set full) with SourceCounters to locate the hot instructions"],
+        fix=None, confidence=0.3, missing=missing,
     )
-
 
 
 def detect(k: KernelProfile, r: Optional[Roofline]) -> list[Finding]:

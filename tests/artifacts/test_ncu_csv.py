@@ -98,3 +98,48 @@ def test_units_shared():
     assert to_base(3, "sector/us") == (3e6, "sector/s")
     assert to_base(12, "inst/cycle") == (12, "inst/cycle")
     assert to_base(60.2, "%") == (60.2, "%")
+
+
+# --- files from other people's machines (tests/data/wild/README.md says where each comes from) ---
+
+def _rows(path):
+    import csv
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_metrics_page_with_raw_names_is_read(wild):
+    """`ncu --csv --metrics ...`: raw names under "Command line profiler metrics", every value read."""
+    path = wild("c01_esmm_metrics_cc86.csv")
+    profiles = ncu_csv.load(path)
+    rows = _rows(path)
+    assert len(profiles) == len({r["ID"] for r in rows}) > 1
+    by_id = {p.launch_id: p for p in profiles}
+    for r in rows:  # every cell of the file is in the profile, converted to base units
+        p = by_id[int(r["ID"])]
+        want, unit = to_base(float(r["Metric Value"].replace(",", "")), r["Metric Unit"])
+        assert p.metrics[r["Metric Name"]] == want and p.units[r["Metric Name"]] == unit
+    assert all(p.units["gpu__time_duration.sum"] == "ns" for p in profiles)  # "nsecond" in the file
+    assert {p.compute_capability for p in profiles} == {"8.6"}
+    assert all("8.6" in p.device and "Ampere" in p.device for p in profiles)
+
+
+def test_app_range_export_with_nvtx_columns_is_read(wild):
+    path = wild("c03_cfregly_app_range_cc100.csv")
+    (p,) = ncu_csv.load(path)
+    assert p.name == "range compute_kernel"  # "Kernel Name" is just "range": the NVTX range names it
+    assert p.compute_capability == "10.0" and "compute capability 10.0" in p.device
+    for r in _rows(path):
+        assert p.metrics[r["Metric Name"]] == float(r["Metric Value"])
+    assert not any(": " in k for k in p.metrics)  # nothing left under a "Section: Name" key
+
+
+@pytest.mark.parametrize("name", ["c01_esmm_metrics_cc86.csv", "c03_cfregly_app_range_cc100.csv"])
+def test_unmeasured_throughput_is_never_printed_as_zero(wild, name):
+    from kernel_profiler.engine import analyze
+
+    d = analyze([wild(name)])
+    for f in [d.primary, *d.secondary]:
+        assert "SM 0%" not in f.bottleneck and "memory 0%" not in f.bottleneck, f.bottleneck
+        assert all(math.isfinite(e.value) for e in f.evidence), f.evidence
+    assert d.device and "compute capability" in d.device

@@ -20,6 +20,14 @@ conversion is :func:`kernel_profiler.artifacts.units.to_base`, shared with the
 Lines before the header (``==PROF==``/``==WARNING==`` lines, program stdout)
 and ``==...==`` lines after it are skipped.
 
+``ncu --csv --metrics a,b`` (no --page) prints the details page with the raw metric
+names themselves in "Metric Name" (section "Command line profiler metrics", and the
+sections of app-range exports): a name that already is a raw metric name is kept as is.
+App-range (and NVTX-filtered) exports add NVTX columns before "Kernel Name" (header
+"thread Domain:Push/Pop_Range:..." / "Id:Domain:Start/Stop_Range:..."); their "Kernel
+Name" is just "range", so the profile is named after the NVTX range. The "CC" column
+(compute capability) gives the device when the file names none (``device_label``).
+
 Rules (details page only) use the same dict keys as the .ncu-rep reader:
 ``id, name (None), section, type, title (None), message, speedup_type, speedup``.
 """
@@ -111,6 +119,43 @@ DETAILS_TO_RAW: dict[tuple[str, str], str] = {
 }
 
 _DIMS = re.compile(r"^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
+# A raw ncu metric name: unit__counter[.rollup[.submetric]], e.g. "sm__throughput.avg.pct_of_peak_sustained_elapsed".
+_RAW_METRIC = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*__[a-z0-9_]+(?:\.[a-z0-9_]+)*$")
+_NVTX_COLUMN = re.compile(r"(Push/Pop|Start/Stop)_Range", re.IGNORECASE)
+_CC = re.compile(r"^\s*(\d+)\.(\d+)\s*$")
+# Compute capability -> architecture (NVIDIA's CUDA GPU list).
+_ARCH = {"7.0": "Volta", "7.2": "Volta", "7.5": "Turing", "8.0": "Ampere", "8.6": "Ampere", "8.7": "Ampere",
+         "8.9": "Ada", "9.0": "Hopper", "10.0": "Blackwell", "10.1": "Blackwell", "10.3": "Blackwell",
+         "11.0": "Blackwell", "12.0": "Blackwell", "12.1": "Blackwell"}
+
+
+def compute_capability(text: Optional[str]) -> Optional[str]:
+    """"8.6" -> "8.6"; anything else -> None."""
+    m = _CC.match(text or "")
+    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+
+
+def device_label(cc: Optional[str]) -> Optional[str]:
+    """What a file that names no GPU says about it: "Ampere GPU (compute capability 8.6)"."""
+    if cc is None:
+        return None
+    arch = _ARCH.get(cc)
+    return f"{arch + ' ' if arch else ''}GPU (compute capability {cc})"
+
+
+def _nvtx_range(row_get, header: list[str]) -> Optional[str]:
+    """The NVTX range named in an app-range export's NVTX columns ("0:<default domain>:NAME:..." -> NAME)."""
+    for h in header:
+        if not _NVTX_COLUMN.search(h):
+            continue
+        cell = (row_get(h) or "").strip().strip('"').strip()
+        if not cell:
+            continue
+        parts = cell.split(":")
+        name = parts[2] if len(parts) > 2 else cell
+        if name and name.lower() != "none":
+            return name
+    return None
 
 
 def parse_number(text: Optional[str]) -> Optional[float]:
@@ -209,11 +254,13 @@ def _load_raw(path: Path, rows: list[list[str]]) -> list[KernelProfile]:
             grid = tuple(int(metrics[f"launch__grid_dim_{c}"]) for c in "xyz")  # type: ignore[assignment]
         if block is None and all(f"launch__block_dim_{c}" in metrics for c in "xyz"):
             block = tuple(int(metrics[f"launch__block_dim_{c}"]) for c in "xyz")  # type: ignore[assignment]
-        dev = get("device__attribute_display_name") or None
+        cc = compute_capability(get("CC"))
+        dev = get("device__attribute_display_name") or device_label(cc)
         out.append(KernelProfile(
             source=str(path), name=get("Kernel Name") or "?", launch_id=int(lid) if lid is not None else n,
             metrics=metrics, units=units, rules=[], device=dev, grid=grid, block=block,
             mangled=(get("launch__kernel_name") if (get("launch__kernel_name") or "").startswith("_Z") else None),
+            compute_capability=cc,
         ))
     return out
 
@@ -233,10 +280,16 @@ def _load_details(path: Path, rows: list[list[str]]) -> list[KernelProfile]:
         p = profiles.get(key)
         if p is None:
             lid = parse_number(key)
+            name = get("Kernel Name") or "?"
+            nvtx = _nvtx_range(get, header)
+            if nvtx and name in ("range", "?"):
+                name = f"range {nvtx}"
+            cc = compute_capability(get("CC"))
             p = profiles[key] = KernelProfile(
-                source=str(path), name=get("Kernel Name") or "?",
+                source=str(path), name=name,
                 launch_id=int(lid) if lid is not None else len(profiles), metrics={}, units={},
-                grid=_dims(get("Grid Size")), block=_dims(get("Block Size")))
+                grid=_dims(get("Grid Size")), block=_dims(get("Block Size")),
+                device=device_label(cc), compute_capability=cc)
         section, mname = get("Section Name"), get("Metric Name")
         if get("Rule Name"):
             p.rules.append({
@@ -251,7 +304,7 @@ def _load_details(path: Path, rows: list[list[str]]) -> list[KernelProfile]:
         v = parse_number(get("Metric Value"))
         if v is None:
             continue
-        name = DETAILS_TO_RAW.get((section, mname), f"{section}: {mname}")
+        name = DETAILS_TO_RAW.get((section, mname)) or (mname if _RAW_METRIC.match(mname) else f"{section}: {mname}")
         p.metrics[name], p.units[name] = to_base(v, get("Metric Unit"))
     if not profiles:
         raise EmptyCapture(path, "ncu details CSV lists no profiled kernel")

@@ -94,6 +94,13 @@ class KernelProfile:
     grid: Optional[tuple[int, int, int]] = None
     block: Optional[tuple[int, int, int]] = None
     mangled: Optional[str] = None
+    compute_capability: Optional[str] = None  # "8.6", from the report's device attributes or the CSV's CC column
+
+    def __post_init__(self):
+        major = self.metrics.get("device__attribute_compute_capability_major")
+        minor = self.metrics.get("device__attribute_compute_capability_minor")
+        if self.compute_capability is None and major is not None and minor is not None:
+            self.compute_capability = f"{int(major)}.{int(minor)}"
 
     def get(self, metric: str) -> Optional[float]:
         return self.metrics.get(metric)
