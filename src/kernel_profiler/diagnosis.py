@@ -168,6 +168,8 @@ class Diagnosis(BaseModel):
         default=None, description="multi-rank jobs: whether one rank holds the others back beyond noise")
     straggler_cause: Optional[str] = Field(default=None, description="uneven_work | host | throttle:<reason>")
     ranks: list[RankRow] = Field(default_factory=list, description="multi-rank jobs: per-rank table")
+    warnings: list[str] = Field(default_factory=list, description="inputs skipped or set apart (not combined with "
+                                "the others: another device, program, job or time), and why")
 
     @classmethod
     def from_findings(cls, primary: Finding, secondary: list[Finding], **extra) -> "Diagnosis":

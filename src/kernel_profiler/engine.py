@@ -96,7 +96,7 @@ def run(arts: Artifacts) -> Analysis:
     elif arts.kernel_profiles:
         device = arts.kernel_profiles[0].device
     d = Diagnosis.from_findings(primary, secondary, timeline=tres.summary if tres else None,
-                                artifacts=list(arts.files), device=device, **extra)
+                                artifacts=list(arts.files), device=device, warnings=list(arts.warnings), **extra)
     return Analysis(diagnosis=d, timeline=tl, triage=tres, kernels=analyses)
 
 

@@ -31,6 +31,17 @@ class EmptyCapture(ArtifactError):
     """The file is a valid capture but holds nothing to analyze (e.g. no kernels)."""
 
 
+class UnsupportedCapture(ArtifactError):
+    """A real capture that cannot be analyzed as it is (e.g. GPU activity not recorded on that platform).
+
+    The message says why and what to capture instead.
+    """
+
+
+class InconsistentInputs(KernelProfilerError):
+    """The inputs cannot be combined into one answer (different devices, programs, jobs or times)."""
+
+
 class ToolMissing(KernelProfilerError):
     """A profiler or helper program (nsys, ncu, cuobjdump) is not installed or not on PATH."""
 

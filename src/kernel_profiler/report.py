@@ -69,6 +69,8 @@ def markdown(d: Diagnosis) -> str:
         for f in d.secondary[:6]:
             share = f" ({f.share:.0%} of time)" if f.share is not None else ""
             lines.append(f"- {f.mechanism or f.bound}{share}: {f.bottleneck}")
+    if d.warnings:
+        lines += ["", "## Inputs not used", ""] + [f"- {w}" for w in d.warnings]
     lines += ["", f"Device: {d.device or 'unknown'}. Artifacts: " + ", ".join(d.artifacts)]
     return "\n".join(lines) + "\n"
 

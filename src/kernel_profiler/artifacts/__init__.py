@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..errors import ArtifactError, EmptyCapture, ToolMissing, UnknownFormat
+from ..errors import (ArtifactError, CounterPermission, EmptyCapture, KernelProfilerError, ToolMissing,
+                      UnknownFormat)
 from . import kineto, ncu_csv, ncu_report, nsys_rep, nsys_sqlite, ptxas, sass
 from .tables import Artifacts, KernelProfile, ResourceUsage, SassFunction, Timeline
 
@@ -109,53 +110,75 @@ def _walk(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
 
 
 def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artifacts:
-    """Load every artifact under `paths` into one Artifacts bundle."""
+    """Load every artifact under `paths` into one Artifacts bundle.
+
+    A file named explicitly must load (its error is raised). Files found while walking a
+    directory that cannot be used (unknown format, unreadable, refused) are skipped, and
+    each skip is listed in `Artifacts.warnings`; if none could be used, the error says why.
+    """
     arts = Artifacts()
     owned = tmpdir is None
     tmp = Path(tempfile.mkdtemp(prefix="kernel-profiler-")) if owned else tmpdir
+    refused: list[KernelProfilerError] = []
+    unknown: list[str] = []
     try:
         for path, explicit in _walk(paths):
-            if path.stat().st_size == 0:
+            try:
+                loaded = _load_one(arts, path, tmp, explicit)
+            except (ArtifactError, ToolMissing, CounterPermission) as e:
                 if explicit:
-                    raise ArtifactError(path, "the file is empty")
+                    raise
+                refused.append(e)
+                arts.warnings.append(f"skipped {path}: {_reason(e, path)}")
                 continue
-            real = path
-            head = _head(path)
-            if head.startswith(XZ_MAGIC):
-                real = _decompress_xz(path, tmp)
-                head = _head(real)
-            fmt = None
-            for name, sniff, load, kind in READERS:
-                try:
-                    if not sniff(real, head):
-                        continue
-                except ArtifactError:
-                    continue
-                fmt = name
-                try:
-                    result = load(real)
-                except (ToolMissing, EmptyCapture) as e:
-                    if explicit:
-                        raise
-                    arts.warnings.append(f"skipped {path}: {e}")
-                    fmt = "skipped"
-                    break
-                _add(arts, kind, result, str(path))
-                break
-            if fmt is None:
-                if explicit:
-                    raise UnknownFormat(path, "not a recognised profiler artifact (expected an nsys .sqlite/.nsys-rep, "
-                                              "ncu .ncu-rep or CSV, PyTorch trace .json[.gz], SASS/res-usage text, "
-                                              "ptxas -v log, or kernel-profiler telemetry JSON)")
-                continue
-            if fmt != "skipped":
+            if loaded:
                 arts.files.append(str(path))
+            else:
+                unknown.append(str(path))
     finally:
         if owned:
             shutil.rmtree(tmp, ignore_errors=True)
+    if unknown:
+        arts.warnings.append(f"skipped {len(unknown)} file(s) that are not profiler artifacts: "
+                             + ", ".join(Path(u).name for u in unknown[:10]) + (" ..." if len(unknown) > 10 else ""))
     if not arts.files:
-        raise EmptyCapture(", ".join(str(p) for p in paths), "no profiler artifacts found")
+        if len(refused) == 1:
+            raise refused[0]
+        where = ", ".join(str(p) for p in paths)
+        raise EmptyCapture(where, "no usable profiler artifacts found" + (
+            " (" + "; ".join(w.removeprefix("skipped ") for w in arts.warnings) + ")" if arts.warnings else ""))
     return arts
+
+
+def _reason(e: KernelProfilerError, path: Path) -> str:
+    text = str(e)
+    for prefix in (f"{path}: ", f"{getattr(e, 'path', '')}: "):
+        text = text.removeprefix(prefix)
+    return text
+
+
+def _load_one(arts: Artifacts, path: Path, tmp: Path, explicit: bool) -> bool:
+    """Load one file into `arts`; False if it is no known format (an error if it was named explicitly)."""
+    if path.stat().st_size == 0:
+        raise ArtifactError(path, "the file is empty")
+    real = path
+    head = _head(path)
+    if head.startswith(XZ_MAGIC):
+        real = _decompress_xz(path, tmp)
+        head = _head(real)
+    for name, sniff, load, kind in READERS:
+        try:
+            if not sniff(real, head):
+                continue
+        except ArtifactError:
+            continue
+        _add(arts, kind, load(real), str(path))
+        return True
+    if explicit:
+        raise UnknownFormat(path, "not a recognised profiler artifact (expected an nsys .sqlite/.nsys-rep, "
+                                  "ncu .ncu-rep or CSV, PyTorch trace .json[.gz], SASS/res-usage text, "
+                                  "ptxas -v log, or kernel-profiler telemetry JSON)")
+    return False
 
 
 def _add(arts: Artifacts, kind: str, result, shown: str) -> None:

@@ -454,6 +454,8 @@ def _build(path: Path, header: dict, acc: _Accumulator) -> Timeline:
     return Timeline(
         source=str(path), format="kineto", kernels=kernels, copies=copies, sets=sets, api=api, ranges=ranges,
         gpus=_gpus(header.get("deviceProperties")), rank=rank, processes=_processes(acc.meta),
+        world_size=_int(dist.get("world_size")) if isinstance(dist, dict) else None,
+        utc_origin_ns=_int(header.get("baseTimeNanoseconds")),
         capture_start_ns=float(acc.t_min) if np.isfinite(acc.t_min) else None,
         capture_end_ns=float(acc.t_max) if np.isfinite(acc.t_max) else None,
     )

@@ -2,7 +2,18 @@
 
 Reads only the columns triage needs, with SQL joins for names and enum labels.
 Tables are optional in the schema (absent when empty), so each is tested
-before it is queried. Times are ns from the session start.
+before it is queried.
+
+Times: event timestamps are ns since the session start (time 0;
+`TARGET_INFO_SESSION_START_TIME.utcEpochNs` is that instant on the UTC clock, kept as
+`Timeline.utc_origin_ns`). The capture therefore spans 0 .. `ANALYSIS_DETAILS.duration`;
+the nsys 2025 diagnostics agree ("Profiling has started." at 0, "Profiling has stopped." at
+the duration). `ANALYSIS_DETAILS.startTime`/`stopTime` are on another clock (in our nsys
+2025.3.1 H200 captures startTime is 0.32-0.66 s while CUDA API calls start before it), so
+they are never compared with event times.
+
+Refused with the reason: exports where CUDA API calls were traced but the GPU activity
+tables are absent or empty (WSL2 does not support GPU activity tracing there).
 """
 from __future__ import annotations
 
@@ -12,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ArtifactError, EmptyCapture
+from ..errors import ArtifactError, EmptyCapture, UnsupportedCapture
 from .api_names import categorize
 from .tables import (API_COLUMNS, COPY_COLUMNS, KERNEL_COLUMNS, RANGE_COLUMNS, SET_COLUMNS, GpuInfo, Timeline,
                      empty)
@@ -76,32 +87,74 @@ def load(path: Path) -> Timeline:
     con = _connect(path)
     try:
         tables = {r[0] for r in con.execute("select name from sqlite_master where type in ('table','view')")}
-        if "CUPTI_ACTIVITY_KIND_KERNEL" not in tables and "CUPTI_ACTIVITY_KIND_MEMCPY" not in tables:
-            raise EmptyCapture(path, "the Nsight Systems capture holds no CUDA kernels or copies "
-                                     "(was CUDA tracing on? use `nsys profile -t cuda,nvtx ...`)")
         tl = Timeline(source=str(path), format="nsys-sqlite")
         tl.kernels = _kernels(con, path, tables)
         tl.copies = _copies(con, path, tables)
         tl.sets = _sets(con, path, tables)
         tl.api = _api(con, path, tables)
+        if len(tl.kernels) == 0 and len(tl.copies) == 0:
+            _refuse_without_gpu_activity(con, path, tables, tl.api)
         tl.ranges = _ranges(con, path, tables)
         tl.gpus = _gpus(con, path, tables)
         tl.processes = _processes(con, path, tables, tl)
-        if "ANALYSIS_DETAILS" in tables:
-            row = con.execute("select min(startTime), max(stopTime) from ANALYSIS_DETAILS").fetchone()
-            tl.capture_start_ns, tl.capture_end_ns = (float(row[0]), float(row[1])) if row[0] is not None else (None, None)
-        if tl.capture_start_ns is None:
-            starts = [df["start_ns"].min() for df in (tl.kernels, tl.copies, tl.api) if len(df)]
-            ends = [df["end_ns"].max() for df in (tl.kernels, tl.copies, tl.api) if len(df)]
-            tl.capture_start_ns = float(min(starts)) if starts else None
-            tl.capture_end_ns = float(max(ends)) if ends else None
+        tl.capture_start_ns, tl.capture_end_ns = _capture_span(con, tables, tl)
+        tl.utc_origin_ns = _utc_origin(con, tables)
     except sqlite3.DatabaseError as e:
         raise ArtifactError(path, f"corrupt Nsight Systems export ({e})") from e
     finally:
         con.close()
-    if len(tl.kernels) == 0 and len(tl.copies) == 0:
-        raise EmptyCapture(path, "the Nsight Systems capture holds no CUDA kernels or copies")
     return tl
+
+
+def _capture_span(con, tables, tl: Timeline) -> tuple[float | None, float | None]:
+    """The capture on the events' clock: session start (0) to its duration, widened to every event read."""
+    starts = [float(df["start_ns"].min()) for df in (tl.kernels, tl.copies, tl.sets, tl.api) if len(df)]
+    ends = [float(df["end_ns"].max()) for df in (tl.kernels, tl.copies, tl.sets, tl.api) if len(df)]
+    start, end = 0.0, None
+    if "DIAGNOSTIC_EVENT" in tables:
+        marks = dict(con.execute("select text, min(timestamp) from DIAGNOSTIC_EVENT where text in "
+                                 "('Profiling has started.', 'Profiling has stopped.') group by text").fetchall())
+        start = float(marks.get("Profiling has started.", 0.0))
+        end = float(marks["Profiling has stopped."]) if marks.get("Profiling has stopped.") is not None else None
+    if end is None and "ANALYSIS_DETAILS" in tables:
+        row = con.execute("select max(duration) from ANALYSIS_DETAILS").fetchone()
+        end = float(row[0]) if row and row[0] is not None else None
+    start = min([start, *starts])
+    end = max([e for e in [end, *ends] if e is not None], default=None)
+    return start, end
+
+
+def _utc_origin(con, tables) -> int | None:
+    if "TARGET_INFO_SESSION_START_TIME" not in tables:
+        return None
+    row = con.execute("select utcEpochNs from TARGET_INFO_SESSION_START_TIME").fetchone()
+    return int(row[0]) if row and row[0] is not None else None
+
+
+def _is_wsl(con, tables) -> bool:
+    if "TARGET_INFO_SYSTEM_ENV" not in tables:
+        return False
+    rows = con.execute("select name, value from TARGET_INFO_SYSTEM_ENV where name in "
+                       "('SoftwareReleaseVersion', 'OsDescription', 'DeviceEnvironment')").fetchall()
+    return any(v and ("microsoft-standard-wsl" in str(v).lower() or "wsl_distro_name=" in str(v).lower())
+               for _, v in rows)
+
+
+def _refuse_without_gpu_activity(con, path, tables, api: pd.DataFrame) -> None:
+    """No kernel and no copy: say why (WSL2, API traced without GPU activity, or CUDA tracing off)."""
+    launches = int((api["category"] == "launch").sum()) if len(api) else 0
+    if launches and _is_wsl(con, tables):
+        raise UnsupportedCapture(path, (
+            f"captured under WSL2: {launches} CUDA kernel launches were traced, but Nsight Systems does not record "
+            "GPU activity (kernel and copy times) under WSL2 on this setup, so there is nothing to time; profile on "
+            "native Linux, or use Nsight Compute (ncu) or the PyTorch profiler on WSL2"))
+    if launches:
+        raise UnsupportedCapture(path, (
+            f"{launches} CUDA kernel launches were traced but the capture holds no GPU activity (kernel and copy "
+            "times): GPU activity tracing was unavailable (check the driver/CUPTI support with `nsys status -e`); "
+            "re-capture with `nsys profile -t cuda ...` on a supported setup, or use ncu"))
+    raise EmptyCapture(path, "the Nsight Systems capture holds no CUDA kernels or copies "
+                             "(was CUDA tracing on? use `nsys profile -t cuda,nvtx ...`)")
 
 
 def _kernels(con, path, tables) -> pd.DataFrame:

@@ -74,6 +74,10 @@ class Timeline:
     capture_end_ns: Optional[float] = None
     rank: Optional[int] = None
     processes: dict[int, str] = field(default_factory=dict)  # pid -> name/command
+    # UTC epoch ns of time 0 on this file's clock (nsys session start, Kineto baseTimeNanoseconds), if known:
+    # places captures from different files in time (consistency checks across inputs).
+    utc_origin_ns: Optional[int] = None
+    world_size: Optional[int] = None  # distributed jobs: ranks in the job (Kineto distributedInfo.world_size)
 
 
 @dataclass
