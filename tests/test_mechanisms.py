@@ -41,3 +41,19 @@ def test_engine_lowers_confidence_without_a_roofline(captures):
     d = diagnose(Artifacts(kernel_profiles=[k2], files=["x"]))
     assert d.mechanism == full.mechanism and d.confidence < full.confidence
     assert "dram__bytes_read.sum" in d.missing
+
+
+def test_bank_conflict_ways_count_against_the_conflict_free_wavefronts(captures):
+    """128-bit shared loads need 4 wavefronts without conflicts: row_sums' 32.1 wavefronts/inst is 8-way, not 29-
+    or 32-way; 32-bit loads (transpose_tile) need 1, so 32.3 wavefronts/inst is 32-way. The evidence value is
+    the ratio its metric names."""
+    from kernel_profiler.mechanisms import SHARED_LD_INST, SHARED_LD_WAVEFRONTS
+
+    for case, ways in (("ho_smem_stride_reduce", 8), ("cu_transpose_conflict", 32)):
+        k = ncu_report.load(captures.path(case, "ncu.ncu-rep"))[0]
+        f = detect(k, roofline(k))[0]
+        assert f.mechanism == "shared_bank_conflict"
+        assert f"{ways}-way" in f.bottleneck
+        ev = f.evidence[0]
+        ratio = k.get(SHARED_LD_WAVEFRONTS) / k.get(SHARED_LD_INST)
+        assert ev.metric == f"{SHARED_LD_WAVEFRONTS}/{SHARED_LD_INST}" and abs(ev.value - ratio) < 0.01

@@ -328,17 +328,20 @@ def detect_uncoalesced(k: KernelProfile, r: Optional[Roofline]) -> Optional[Find
 
 
 def detect_bank_conflicts(k: KernelProfile, r: Optional[Roofline]) -> Optional[Finding]:
-    # n-way = 1 + conflicts per instruction when ncu counts conflicts: wavefronts per instruction alone would
-    # call a conflict-free 128-bit access (4 wavefronts by design) a 4-way conflict.
+    # n-way = wavefronts / conflict-free wavefronts (wavefronts - conflicts) when ncu counts conflicts: a
+    # conflict-free 128-bit access needs 4 wavefronts by design, so wavefronts per instruction alone (or
+    # 1 + conflicts per instruction) would overstate it. Without the conflict count, wavefronts/inst is used.
     ways = []
     for wf, inst, conf, label in ((SHARED_LD_WAVEFRONTS, SHARED_LD_INST, BANK_CONFLICTS_LD, "loads"),
                                   (SHARED_ST_WAVEFRONTS, SHARED_ST_INST, BANK_CONFLICTS_ST, "stores")):
         w, i, c = _m(k, wf), _m(k, inst), _m(k, conf)
-        if i and (c is not None or w):
-            ways.append((1.0 + c / i if c is not None else w / i, label, wf, inst))
+        if not i or not w:
+            continue
+        ideal = (w - c) / i if c is not None and w > c else 1.0
+        ways.append(((w / i) / ideal, label, wf, inst, w / i, ideal))
     if not ways:
         return None
-    nway, label, wf, inst = max(ways)
+    nway, label, wf, inst, per_inst, ideal = max(ways)
     pipe_busy = (_m(k, L1_SOL) or 0.0) >= SHARED_PIPE_BUSY_PCT or (_m(k, STALL.format("mio_throttle")) or 0.0) >= MIO_STALL_MIN
     if nway < BANK_CONFLICT_MIN_WAYS or not pipe_busy:
         return None
@@ -347,18 +350,20 @@ def detect_bank_conflicts(k: KernelProfile, r: Optional[Roofline]) -> Optional[F
         bottleneck=(f"`{_short(k.name)}` is limited by {nway:.0f}-way shared-memory bank conflicts on its shared "
                     f"{label}."),
         evidence=[
-            Evidence(metric=f"{wf}/{inst}", value=round(nway, 2), unit="wavefronts/inst", artifact=k.source,
-                     kernel=k.name, meaning=f"each shared {label[:-1]} instruction needs {nway:.1f} wavefronts (1 = no conflict)"),
+            Evidence(metric=f"{wf}/{inst}", value=round(per_inst, 2), unit="wavefronts/inst", artifact=k.source,
+                     kernel=k.name, meaning=(f"each shared {label[:-1]} instruction needs {per_inst:.1f} wavefronts where "
+                                             f"{ideal:.0f} would do without conflicts: {nway:.1f}-way")),
             _ev(k, BANK_CONFLICTS_LD, "conflict", "bank conflicts on shared loads"),
             _ev(k, STALL.format("mio_throttle"), "cycles/issue", "warps stalled on the shared-memory (MIO) queue"),
         ],
         explanation=(f"The 32 threads of a warp hit addresses in the same bank (e.g. a column of a [32][32] float "
-                     f"tile, 128 bytes apart), so the access is split into {nway:.0f} serialized wavefronts; the "
+                     f"tile, 128 bytes apart), so each access is serialized into {nway:.0f} times the conflict-free wavefronts; the "
                      f"shared-memory pipe saturates and warps queue behind it; {_gap_text(r)}."),
         fix=Fix(change="Pad the shared array by one element per row (float tile[32][33]) or swizzle the index "
                        "(XOR the column with the row) so a warp's addresses fall in distinct banks.",
-                metric=f"{wf}/{inst}", direction="decrease", expected=f"from {nway:.0f} to ~1 wavefront per instruction",
-                current_value=nway, target_value=1.0),
+                metric=f"{wf}/{inst}", direction="decrease",
+                expected=f"from {per_inst:.0f} to ~{ideal:.0f} wavefront(s) per instruction",
+                current_value=per_inst, target_value=ideal),
         confidence=0.85,
     )
 
