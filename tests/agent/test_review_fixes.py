@@ -56,7 +56,7 @@ def _tree_with_escaping_cubin(tmp_path: Path) -> tuple[Path, Path]:
 def test_sass_folder_skips_cubin_symlinked_outside_the_tree(tmp_path, dumped):
     root, secret = _tree_with_escaping_cubin(tmp_path)
     (root / "cubins" / "mine.cubin").write_bytes(ELF)
-    ctx = ToolContext(sandbox=Sandbox(root=root, scratch=tmp_path / "scratch"))
+    ctx = ToolContext(sandbox=Sandbox(root=root, scratch=tmp_path / "scratch"), method_order=False)
     out = call_tool(ctx, "sass", {"kernel_regex": "k", "source": "cubins"})
     assert out.is_error  # no function matches (cuobjdump faked): the point is what was dumped
     assert dumped == [(root / "cubins" / "mine.cubin").resolve()]
@@ -65,7 +65,7 @@ def test_sass_folder_skips_cubin_symlinked_outside_the_tree(tmp_path, dumped):
 
 def test_sass_folder_of_only_escaping_cubins_is_refused(tmp_path, dumped):
     root, _ = _tree_with_escaping_cubin(tmp_path)
-    ctx = ToolContext(sandbox=Sandbox(root=root, scratch=tmp_path / "scratch"))
+    ctx = ToolContext(sandbox=Sandbox(root=root, scratch=tmp_path / "scratch"), method_order=False)
     out = call_tool(ctx, "sass", {"kernel_regex": "k", "source": "cubins"})
     assert out.is_error and out.error_type == "SandboxViolation"
     assert "evil.cubin" in out.content["message"]
@@ -81,7 +81,7 @@ def test_triton_cache_cubins_must_stay_inside_the_cache(tmp_path, dumped):
     (cache / "abc" / "evil.cubin").symlink_to(outside / "secret.cubin")
     sb = Sandbox(root=root, scratch=tmp_path / "scratch")
     sb.env = dict(sb.env, TRITON_CACHE_DIR=str(cache))
-    ctx = ToolContext(sandbox=sb)
+    ctx = ToolContext(sandbox=sb, method_order=False)
     call_tool(ctx, "sass", {"kernel_regex": "k", "source": "triton-cache"})
     assert dumped == [(cache / "abc" / "kern.cubin").resolve()]
 
@@ -92,7 +92,7 @@ def test_corrupt_ncu_rep_xz_is_a_typed_error(tmp_path):
     bad = tmp_path / "art" / "ncu.ncu-rep.xz"
     bad.parent.mkdir()
     bad.write_bytes(good[: len(good) // 2])  # truncated: lzma raises EOFError mid-stream
-    ctx = ToolContext(sandbox=Sandbox(root=tmp_path, scratch=tmp_path / "scratch"), artifacts=[str(bad.parent)])
+    ctx = ToolContext(sandbox=Sandbox(root=tmp_path, scratch=tmp_path / "scratch"), artifacts=[str(bad.parent)], method_order=False)
     with pytest.raises(ArtifactError, match="corrupt or truncated"):
         tools._ncu_reps(ctx)
     out = call_tool(ctx, "sass", {"kernel_regex": "softmax"})
@@ -161,7 +161,7 @@ def test_critic_gets_one_cached_diagnosis_across_answers(captures, tmp_path, mon
 # ------------------------------------------------------------------ 4. one definition each
 def test_shared_definitions_are_single():
     assert orchestrator.HOST_VERDICTS is tools.HOST_VERDICTS and expert.HOST_VERDICTS is tools.HOST_VERDICTS
-    assert orchestrator._matches is tools._matches
+    assert orchestrator.order_violation is tools.order_violation  # one method for ask, MCP and replay
 
 
 def test_timeline_startup_note_follows_the_engine_rule():

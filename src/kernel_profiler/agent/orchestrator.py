@@ -18,26 +18,25 @@ Public API for the CLI: `run_ask(...)` and `replay(path)`, both returning AskRes
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Literal, Optional
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import KernelProfilerError, UsageError
+from .compact import Compactor
 from .models.expert import ExpertModel
 from .models.replay import ReplayModel, ReplayTools
-from .protocol import Model, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
-from .sandbox import Sandbox, SandboxViolation, check_regex
-from .tools import (HOST_VERDICTS, FindTargetsInput, ToolContext, _matches, call_tool, kernel_key, run_find_targets,
-                    tool_specs)
+from .protocol import Model, ModelStopped, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
+from .sandbox import Sandbox
+from .tools import (HOST_VERDICTS, FindTargetsInput, ToolContext, call_tool, kernel_key, order_violation,
+                    run_find_targets, tool_specs)
 from . import transcript as tx
 
 MAX_REJECTIONS = 2
 MAX_TURNS = 16
-ORDERED_TOOLS = ("kernel_profile", "sass")
 
 
 # ----------------------------------------------------------------- results
@@ -91,10 +90,13 @@ class LimitsExceeded(KernelProfilerError):
     """The model used more turns than the investigation allows without submitting an answer."""
 
 
+REVIEW_SYSTEM = "You review GPU performance diagnoses."
+
+
 class ReviewVerdict(BaseModel):
     """The model reviewer's verdict on an answer."""
 
-    verdict: str = Field(pattern="^(accept|reject)$")
+    verdict: Literal["accept", "reject"]
     reasons: list[str] = Field(default_factory=list)
 
 
@@ -159,7 +161,7 @@ class Orchestrator:
                  purpose: str) -> Optional[ModelTurn]:
         while True:
             self._event("model_request", purpose=purpose, model=self.model.name, n_messages=len(messages),
-                        force_tool=force, tools=[t.name for t in tools])
+                        force_tool=force, tools=[t.name for t in tools], forced_tool_choice=self._forces())
             try:
                 turn = self.model.respond(system, messages, tools, force_tool=force)
             except ModelUnavailable as e:
@@ -173,11 +175,22 @@ class Orchestrator:
                 self._notice(f"{self.model.name} unavailable ({e}); falling back to the offline expert.")
                 self.model = ExpertModel()
                 continue
-            self._event("model_response", purpose=purpose, turn=turn.model_dump(mode="json"))
-            if turn.usage:
-                for k in Usage.model_fields:
-                    setattr(self.usage, k, getattr(self.usage, k) + getattr(turn.usage, k))
+            self._record_turn(purpose, turn)
             return turn
+
+    def _record_turn(self, purpose: str, turn: ModelTurn) -> None:
+        self._event("model_response", purpose=purpose, turn=turn.model_dump(mode="json"))
+        if turn.usage:
+            for k in Usage.model_fields:
+                setattr(self.usage, k, getattr(self.usage, k) + getattr(turn.usage, k))
+
+    def _forces(self) -> bool:
+        """Whether the backend accepts a forced tool choice; if not, the tool is asked for in the conversation."""
+        return bool(getattr(self.model, "forced_tool_choice", True))
+
+    def _ask_for(self, tool: str, why: str) -> None:
+        """Ask for `tool` in the conversation (models that reject a forced tool choice)."""
+        self.messages.append({"role": "user", "content": f"{why} Call `{tool}` now."})
 
     # ------------------------------------------------------------ the loop
     def run(self) -> AskResult:
@@ -187,6 +200,7 @@ class Orchestrator:
                           "context": {"cmd": self.cmd, "artifacts": self.artifacts, "insist": self.insist}}]
         force: Optional[str] = None
         turns = nudges = 0
+        told_submit = False
         try:
             while True:
                 if turns >= self.max_turns:
@@ -194,14 +208,28 @@ class Orchestrator:
                 turns += 1
                 turn = self._respond(system, self.messages, self.specs, force, "investigate")
                 force = None
-                self.messages.append({"role": "assistant", "text": turn.text,
-                                      "tool_calls": [c.model_dump() for c in turn.tool_calls]})
+                if turn.stop_reason == "refusal":
+                    raise ModelStopped(f"{self.model.name} refused to continue: {turn.stop_detail or 'no reason given'}")
+                if turn.stop_reason == "max_tokens":  # a backend that did not retry: never run a cut-off tool call
+                    raise ModelStopped(f"{self.model.name}'s reply was cut off at max_tokens; its tool calls were "
+                                       f"not run")
+                msg: dict[str, Any] = {"role": "assistant", "text": turn.text,
+                                       "tool_calls": [c.model_dump() for c in turn.tool_calls]}
+                if turn.raw is not None:
+                    msg["raw"] = turn.raw  # sent back verbatim (thinking blocks and signatures included)
+                self.messages.append(msg)
+                if turn.stop_reason == "pause_turn":
+                    continue  # the paused turn goes back as is and the model continues it
                 if not turn.tool_calls:
                     nudges += 1
                     self.messages.append({"role": "user", "content": "Use the tools; the investigation ends only "
                                                                      "with submit_answer."})
                     if nudges >= 2:
-                        force = "submit_answer" if self.timeline is not None else "timeline"
+                        want = "submit_answer" if self.timeline is not None else "timeline"
+                        if self._forces():
+                            force = want
+                        else:
+                            self._ask_for(want, "No tool was called.")
                     continue
                 for call in turn.tool_calls:
                     if call.name == "submit_answer":
@@ -209,10 +237,18 @@ class Orchestrator:
                         continue
                     self._tool(call.id, call.name, call.input)
                 if self.timeline is not None and self.timeline.get("verdict") in HOST_VERDICTS and not self.insist:
-                    force = "submit_answer"
+                    if self._forces():
+                        force = "submit_answer"
+                    elif not told_submit:
+                        told_submit = True
+                        self._ask_for("submit_answer", f"The timeline is {self.timeline.get('verdict')}-bound: it is "
+                                                       f"the answer, and kernel profiling is refused.")
         except Submitted as s:
             return self._result(s.answer, accepted=s.accepted)
         except LimitsExceeded as e:
+            self._notice(str(e))
+            return self._result(self.last_answer, accepted=False)
+        except ModelStopped as e:
             self._notice(str(e))
             return self._result(self.last_answer, accepted=False)
 
@@ -229,31 +265,15 @@ class Orchestrator:
                                                 and self.timeline.get("verdict") in HOST_VERDICTS),
                         usage=self.usage, transcript=str(self.writer.path) if self.writer else None,
                         replayed=self.replay is not None)
-        self._event("answer", final=True, accepted=accepted, inconclusive=inconclusive, settle=res.settle,
+        self._event("answer", final=True, model=self.model.name, accepted=accepted, inconclusive=inconclusive,
+                    settle=res.settle,
                     answer=answer)
         self.progress("answer: " + ("accepted by the critic" if accepted else "inconclusive"))
         return res
 
     # ------------------------------------------------------------ order
     def _order_violation(self, name: str, args: dict) -> Optional[str]:
-        if name not in ORDERED_TOOLS:
-            return None
-        if self.timeline is None:
-            return f"{name} is refused before the timeline: call `timeline` first (the method never inverts the order)."
-        verdict = self.timeline.get("verdict")
-        if verdict in HOST_VERDICTS and not self.insist:
-            return (f"{name} is refused: the timeline is {verdict}-bound, so kernel profiling would tell nothing. "
-                    f"Submit the answer from the timeline.")
-        if name == "kernel_profile":
-            dom = [k.get("name", "") for k in self.timeline.get("dominant_kernels", [])]
-            try:
-                rx = re.compile(check_regex(str(args.get("kernel_regex", ""))))
-            except SandboxViolation:
-                return None  # the sandbox refuses it, with its own reason
-            if dom and not any(_matches(rx, n) for n in dom):
-                return (f"kernel_profile is refused: {args.get('kernel_regex')!r} matches none of the kernels that "
-                        f"dominate GPU time ({', '.join(kernel_key(n)[:60] for n in dom)}).")
-        return None
+        return order_violation(self.timeline, name, args, self.insist)
 
     # ------------------------------------------------------------ tools
     def _tool(self, call_id: str, name: str, args: dict) -> None:
@@ -360,23 +380,49 @@ class Orchestrator:
         return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
 
     def _model_review(self, adict: dict) -> Optional[dict]:
-        results = [{"name": r["name"], "is_error": r["is_error"],
-                    "content": json.dumps(r["content"], default=str)[:20_000]} for r in self.results]
+        compact = Compactor()  # the reviewer reads the tool results in the same compact form as the investigator
+        results = [{"name": r["name"], "is_error": r["is_error"], "content": compact(r["name"], r["content"])}
+                   for r in self.results]
         prompt = render("critic.md.j2", question=self.question, answer=adict, results=results)
-        spec = ToolSpec(name="verdict", description="Your verdict on the answer.",
-                        input_schema=ReviewVerdict.model_json_schema())
         self.progress("critic: model review")
-        turn = self._respond("You review GPU performance diagnoses. Answer only through the verdict tool.",
-                             [{"role": "user", "content": prompt}], [spec], "verdict", "review")
+        if getattr(self.model, "structured_review", False):
+            turn = self._review(REVIEW_SYSTEM + " Answer with the JSON verdict only.", prompt)
+            data = turn.structured if turn is not None else None
+        else:
+            spec = ToolSpec(name="verdict", description="Your verdict on the answer.",
+                            input_schema=ReviewVerdict.model_json_schema())
+            turn = self._respond(REVIEW_SYSTEM + " Answer only through the verdict tool.",
+                                 [{"role": "user", "content": prompt}], [spec], "verdict", "review")
+            call = next((c for c in turn.tool_calls if c.name == "verdict"), None) if turn is not None else None
+            data = call.input if call else None
         if turn is None:
             return None
-        call = next((c for c in turn.tool_calls if c.name == "verdict"), None)
         try:
-            v = ReviewVerdict.model_validate(call.input if call else {})
+            v = ReviewVerdict.model_validate(data or {})
         except ValidationError:
             self._notice("the model review returned no valid verdict; the deterministic critic's verdict stands.")
             return None
         return {"stage": "model", "verdict": v.verdict, "reasons": v.reasons}
+
+    def _review(self, system: str, prompt: str) -> Optional[ModelTurn]:
+        """The model review as one structured-output request (`model.review(system, prompt, schema)`). An outage or
+        a refusal leaves the deterministic critic's verdict standing."""
+        self._event("model_request", purpose="review", model=self.model.name, n_messages=1, force_tool=None,
+                    tools=[], forced_tool_choice=self._forces(), structured=True)
+        try:
+            turn = self.model.review(system, prompt, ReviewVerdict.model_json_schema())
+        except (ModelUnavailable, ModelStopped) as e:
+            if isinstance(self.model, ReplayModel):
+                raise
+            self._notice(f"{self.model.name} could not review the answer ({e}); the deterministic critic's verdict "
+                         f"stands.")
+            return None
+        self._record_turn("review", turn)
+        if turn.stop_reason == "refusal":
+            self._notice(f"{self.model.name} refused to review the answer ({turn.stop_detail}); the deterministic "
+                         f"critic's verdict stands.")
+            return None
+        return turn
 
     def _settle(self) -> str:
         cmd = " ".join(self.cmd) if self.cmd else "CMD"

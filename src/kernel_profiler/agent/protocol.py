@@ -2,17 +2,19 @@
 
 Messages (a list of dicts, in order) are backend-neutral:
   {"role": "user", "content": str}
-  {"role": "assistant", "text": str, "tool_calls": [{"id", "name", "input"}]}
+  {"role": "assistant", "text": str, "tool_calls": [{"id", "name", "input"}], "raw": [block, ...] | absent}
   {"role": "tool", "tool_call_id": str, "name": str, "content": <JSON-able>, "is_error": bool}
 Each backend translates them to its API (the Claude adapter to Messages API
-content blocks). A turn with no tool calls ends the loop only through the
+content blocks). `raw` holds an API backend's own content blocks of that turn exactly as
+the API returned them (Claude: thinking blocks with signatures, text, tool_use), so they
+can be sent back verbatim; other backends ignore it. A turn with no tool calls ends the loop only through the
 `submit_answer` tool: the final answer is always structured (`Answer`).
 """
 from __future__ import annotations
 
 from typing import Any, Optional, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 
 class ToolCall(BaseModel):
@@ -22,10 +24,18 @@ class ToolCall(BaseModel):
 
 
 class Usage(BaseModel):
+    """Tokens as the API bills them: `input_tokens` are the uncached ones; every input token of a request is
+    input_tokens + cache_creation_input_tokens + cache_read_input_tokens (`total_input_tokens`)."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def total_input_tokens(self) -> int:
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
 
 class ModelTurn(BaseModel):
@@ -35,6 +45,10 @@ class ModelTurn(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Optional[Usage] = None
     model: str = ""
+    raw: Optional[list[dict[str, Any]]] = Field(None, description="the API's content blocks, to send back verbatim")
+    stop_reason: Optional[str] = Field(None, description="end_turn | tool_use | max_tokens | refusal | pause_turn ...")
+    stop_detail: Optional[str] = Field(None, description="why the model stopped (a refusal's category/explanation)")
+    structured: Optional[dict[str, Any]] = Field(None, description="a structured-output reply, parsed (reviews)")
 
 
 class ToolSpec(BaseModel):
@@ -69,6 +83,16 @@ class ModelUnavailable(KernelProfilerError):
     """A model backend cannot answer: authentication failed, rate limit or overload persisted after the
     SDK's retries, the connection failed, or the package/key is missing. The orchestrator falls back to
     the offline expert with a notice."""
+
+
+class ModelRequestError(KernelProfilerError):
+    """The model API refused the request itself (400/404/413/422): a wrong model name or a request the model does
+    not accept. Not an outage: it fails loudly (exit 2) instead of falling back."""
+
+
+class ModelStopped(KernelProfilerError):
+    """The model ended the investigation without an answer it can give (a refusal, or a reply cut off at
+    max_tokens even after a retry with more room). The orchestrator stops with the reason."""
 
 
 class ReplayDivergence(KernelProfilerError):

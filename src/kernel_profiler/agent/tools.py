@@ -64,6 +64,7 @@ class ToolContext:
     sandbox: Sandbox
     artifacts: list[str] = field(default_factory=list)  # paths the user gave (trusted, may lie outside the tree)
     insist: bool = False  # the user asked for kernel profiling even if the timeline says host/transfer-bound
+    method_order: bool = True  # call_tool enforces the method's order (False only to test one tool on its own)
     produced: list[str] = field(default_factory=list)  # captures the tools wrote (nsys sqlite, ncu-rep)
     timeline_result: Optional[TimelineResult] = None
     timeline_output: Optional["TimelineOutput"] = None
@@ -112,11 +113,47 @@ class ToolContext:
             self._collected = (self._collected[0], arts, diag)
         return diag
 
+    def order_violation(self, name: str, args: dict) -> Optional[str]:
+        """Why the method refuses `name` now (see `order_violation`), or None. Every client goes through it:
+        `call_tool` enforces it, so the MCP server's clients are held to the same order as `ask`."""
+        tl = self.timeline_output.model_dump(mode="json") if self.timeline_output is not None else None
+        return order_violation(tl, name, args, self.insist)
+
 
 # =============================================================== timeline
 # Timeline verdicts that answer the question without kernel profiling (the orchestrator refuses
 # kernel_profile/sass after them unless the user insisted; the expert submits).
 HOST_VERDICTS = ("ranks", "host", "transfer", "startup")
+# Tools that come after the timeline in the method (timeline -> one kernel deep -> SASS).
+ORDERED_TOOLS = ("kernel_profile", "sass")
+
+
+def order_violation(timeline: Optional[dict], name: str, args: dict, insist: bool) -> Optional[str]:
+    """The method's order and stopping rules, for any client (ask's orchestrator, MCP, replay):
+      * no kernel_profile or sass before a timeline;
+      * a ranks-, host-, transfer- or start-up-bound timeline ends the investigation: kernel profiling would
+        tell nothing (unless the user insisted);
+      * kernel_profile only with a regex matching a kernel that dominates GPU time per the timeline.
+    `timeline` is the timeline tool's successful result (JSON). Returns the refusal, or None."""
+    if name not in ORDERED_TOOLS:
+        return None
+    if timeline is None:
+        return f"{name} is refused before the timeline: call `timeline` first (the method never inverts the order)."
+    verdict = timeline.get("verdict")
+    if verdict in HOST_VERDICTS and not insist:
+        return (f"{name} is refused: the timeline is {verdict}-bound, so kernel profiling would tell nothing. "
+                f"Submit the answer from the timeline.")
+    if name == "kernel_profile":
+        dom = [k.get("name", "") for k in timeline.get("dominant_kernels", [])]
+        try:
+            rx = re.compile(check_regex(str(args.get("kernel_regex", ""))))
+        except SandboxViolation:
+            return None  # the sandbox refuses it, with its own reason
+        if dom and not any(_matches(rx, n) for n in dom):
+            return (f"kernel_profile is refused: {args.get('kernel_regex')!r} matches none of the kernels that "
+                    f"dominate GPU time ({', '.join(kernel_key(n)[:60] for n in dom)}).")
+    return None
+
 
 
 def _matches(rx: re.Pattern, name: str) -> bool:
@@ -774,6 +811,9 @@ def call_tool(ctx: ToolContext, name: str, args: dict) -> ToolOutcome:
     if tool is None:
         e = SandboxViolation(f"unknown tool {name!r}; tools: {', '.join(REGISTRY)}")
         return ToolOutcome(error_content(e), True, type(e).__name__)
+    violation = ctx.order_violation(name, args or {}) if ctx.method_order else None
+    if violation:
+        return ToolOutcome({"error": "OrderViolation", "message": violation}, True, "OrderViolation")
     try:
         inp = tool.input.model_validate(args or {})
         out = tool.fn(ctx, inp)

@@ -43,6 +43,10 @@ class ReplayModel:
         self.recorded_models = sorted(m for m in models if m)
         self.name = f"replay:{'+'.join(self.recorded_models) or 'unknown'}"
         self.reviews = any(r.get("purpose") == "review" for r in self._resp)
+        # Behave as the recorded backend did: reviews through structured output, and whether it accepted a forced
+        # tool choice (transcripts older than the flag were all recorded with forcing).
+        self.structured_review = any(q.get("purpose") == "review" and q.get("structured") for q in self._req)
+        self.forced_tool_choice = all(q.get("forced_tool_choice", True) for q in self._req if q)
 
     def respond(self, system: str, messages: list[dict], tools: list[ToolSpec],
                 force_tool: Optional[str] = None) -> ModelTurn:
@@ -63,6 +67,10 @@ class ReplayModel:
         except ValidationError as e:
             raise TranscriptError(f"{self.source}: model_response event {self._resp[i].get('seq', '?')} is not a "
                                   f"valid model turn ({e.errors()[0]['msg'] if e.errors() else e})") from None
+
+    def review(self, system: str, prompt: str, schema: dict) -> ModelTurn:
+        """The recorded structured-output review."""
+        return self.respond(system, [{"role": "user", "content": prompt}], [], None)
 
     def finished(self) -> bool:
         return self._i == len(self._resp)
