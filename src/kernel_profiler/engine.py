@@ -14,6 +14,7 @@ from typing import Iterable, Optional
 
 from .artifacts import load_paths
 from .artifacts.tables import Artifacts, Timeline
+from .consistency import main_timeline, reconcile
 from .diagnosis import Diagnosis, Evidence, Finding, Fix
 from .kernels import KernelAnalysis, analyze_kernels, excess_dram_traffic, kernel_key
 from .multirank import analyze_ranks
@@ -30,10 +31,7 @@ def analyze(paths: Iterable[str | Path]) -> Diagnosis:
 
 
 def _main_timeline(arts: Artifacts) -> Optional[Timeline]:
-    if not arts.timelines:
-        return None
-    # Prefer nsys (it sees process start-up and every API call), then the one with most kernels.
-    return max(arts.timelines, key=lambda t: (t.format == "nsys-sqlite", len(t.kernels)))
+    return main_timeline(arts.timelines)
 
 
 def _rank_timeline(tl: Timeline, pid: int) -> Timeline:
@@ -64,6 +62,7 @@ def diagnose(arts: Artifacts) -> Diagnosis:
 
 def run(arts: Artifacts) -> Analysis:
     """One pass: ranks, timeline triage, kernel analysis, then the decision (see the module docstring)."""
+    arts = reconcile(arts)  # inputs from another device, run or program are set apart, and said so
     ranks = analyze_ranks(arts)
     tl = _main_timeline(arts)
     if ranks is not None and tl is not None and len(tl.kernels) and tl.kernels["pid"].nunique() > 1:
@@ -76,8 +75,10 @@ def run(arts: Artifacts) -> Analysis:
     extra: dict = {}
     if ranks is not None:
         rank_finding, rows, straggler, cause = ranks
-        extra = dict(ranks=rows, straggler_rank=straggler, straggler_cause=cause,
-                     straggler_verdict="straggler" if straggler is not None else "no straggler")
+        extra = dict(ranks=rows, straggler_rank=straggler,
+                     straggler_cause=None if cause == "sample_of_ranks" else cause,
+                     straggler_verdict=None if cause == "sample_of_ranks"
+                     else ("straggler" if straggler is not None else "no straggler"))
         if straggler is not None or rank_finding.mechanism == "comms_wait":
             timeline_answer = [rank_finding] + timeline_answer
         else:

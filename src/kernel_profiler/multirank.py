@@ -101,10 +101,42 @@ def _telemetry_for(arts: Artifacts, view: RankView) -> tuple[Optional[float], li
     return None, []
 
 
+def sample_of_ranks(arts: Artifacts, views: list[RankView]) -> Optional[Finding]:
+    """A finding saying the ranks at hand do not cover their job (so no straggler can be named), or None.
+
+    Per-rank traces name their job's size (Kineto `distributedInfo.world_size`); the slowest
+    rank may be one that was not captured, so a sample of ranks gets no straggler verdict.
+    """
+    sizes = {t.world_size for t in arts.timelines if t.world_size}
+    if len(sizes) != 1 or any(v.pid is not None for v in views):
+        return None
+    world = sizes.pop()
+    have = sorted({v.rank for v in views})
+    if have == list(range(world)):
+        return None
+    shown = ", ".join(map(str, have[:8])) + (" ..." if len(have) > 8 else "")
+    return Finding(
+        bound="inconclusive", mechanism=None, share=0.0,
+        bottleneck=(f"These traces hold {len(have)} of the job's {world} ranks (ranks {shown}): a sample of ranks "
+                    f"cannot name a straggler, since the slowest rank may be one that was not captured."),
+        evidence=[Evidence(metric="multirank.ranks_captured", value=float(len(have)), unit="count",
+                           artifact=views[0].source, meaning=f"ranks captured, of a world size of {world}")],
+        explanation=("A straggler is the rank the others wait for inside each collective; with ranks missing, the "
+                     "one they wait for may be absent, and the lag among the captured ranks proves nothing."),
+        fix=Fix(change=f"Capture every rank of the job (one trace per rank, all {world}), then compare them.",
+                metric="multirank.ranks_captured", direction="increase", expected=f"to {world}"),
+        confidence=0.9)
+
+
 def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Optional[int], Optional[str]]]:
+    """(finding, per-rank rows, straggler rank, cause); cause "sample_of_ranks" when the ranks do not cover the job."""
     views = rank_views(arts)
     if len(views) < 2:
         return None
+    sample = sample_of_ranks(arts, views)
+    if sample is not None:
+        rows = [RankRow(rank=v.rank, pid=v.pid, device=v.device, source=v.source) for v in views]
+        return sample, rows, None, "sample_of_ranks"
     coll = []
     for v in views:
         k = v.kernels

@@ -77,6 +77,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from .artifacts import load_paths
+from .consistency import device_mismatch, reconcile
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
 from .engine import run
@@ -183,6 +184,9 @@ class VerifyResult(BaseModel):
     before_artifacts: list[str] = Field(default_factory=list)
     after_artifacts: list[str] = Field(default_factory=list)
     after_diagnosis: Diagnosis
+    shared_kernels: int = Field(default=0, description="kernels found on both sides (paired by name)")
+    warnings: list[str] = Field(default_factory=list, description="what makes the comparison doubtful (no shared "
+                                "kernel, another device) and inputs set apart on either side")
 
     def exit_code(self) -> int:
         """0 improved (prediction not wrong_direction); 1 regressed or prediction wrong_direction; 3 within noise."""
@@ -262,7 +266,7 @@ def _groups(tl: Optional[Timeline], tres: Optional[TimelineResult]) -> list[_Gro
 
 
 def _load(paths: Iterable[str | Path]) -> _Side:
-    arts = load_paths(paths)
+    arts = reconcile(load_paths(paths))
     an = run(arts)  # the engine's one pass: the same timeline and triage the diagnosis used
     tl, tres = an.timeline, an.triage
     steps = _steady(tres.step_ns) if tres is not None and tres.step_ns else []
@@ -602,6 +606,19 @@ def verify(before: list[str | Path], after: list[str | Path]) -> VerifyResult:
     status, chk = check_prediction(b, a)
     bd, ad = b.diag, a.diag
     still = bd.mechanism is not None and any(f.mechanism == bd.mechanism for f in _findings(ad))
+    warnings = []
+    shared, only_b, only_a = len(kernels), len(removed), len(added)
+    if not (b.groups and a.groups) and b.profiles and a.profiles:  # no timeline on a side: the profiled kernels
+        nb, na = {base_name(p.name) for p in b.profiles}, {base_name(p.name) for p in a.profiles}
+        shared, only_b, only_a = len(nb & na), len(nb - na), len(na - nb)
+    if not shared and (b.groups or b.profiles) and (a.groups or a.profiles):
+        warnings.append(f"BEFORE and AFTER share no kernel ({only_b} only before, {only_a} only after): "
+                        "the times compare two different sets of kernels. That is expected of a rewrite such as a "
+                        "fusion; if these are different programs, the comparison means nothing.")
+    moved_device = device_mismatch(b.arts, a.arts)
+    if moved_device:
+        warnings.append(moved_device)
+    warnings += [f"BEFORE: {w}" for w in b.arts.warnings] + [f"AFTER: {w}" for w in a.arts.warnings]
     return VerifyResult(
         verdict=verdict, speedup=overall.speedup, overall=overall, kernels=kernels,
         removed=_side_rows(removed), added=_side_rows(added), prediction=status, prediction_check=chk,
@@ -609,6 +626,7 @@ def verify(before: list[str | Path], after: list[str | Path]) -> VerifyResult:
         after_bound=ad.bound, after_mechanism=ad.mechanism, after_bottleneck=ad.bottleneck,
         bottleneck_moved=(bd.bound, bd.mechanism) != (ad.bound, ad.mechanism), before_mechanism_still_present=still,
         before_artifacts=list(b.arts.files), after_artifacts=list(a.arts.files), after_diagnosis=ad,
+        shared_kernels=shared, warnings=warnings,
     )
 
 
@@ -627,7 +645,8 @@ def render(r: VerifyResult) -> str:
             "profiled_kernel_ns": "profiled kernel time (ncu, no timeline)"}[o.metric]
     head = {"improved": f"IMPROVED: {r.speedup:.2f}x faster", "regressed": f"REGRESSED: {1 / r.speedup:.2f}x slower",
             "within_noise": f"WITHIN NOISE ({r.speedup:.3f}x)"}[r.verdict]
-    lines = [head, f"  {what}: {_ms(o.before.median)} -> {_ms(o.after.median)} ({o.method})", ""]
+    lines = [f"CAUTION: {w}" for w in r.warnings if not w.startswith(("BEFORE: ", "AFTER: "))]
+    lines += [head, f"  {what}: {_ms(o.before.median)} -> {_ms(o.after.median)} ({o.method})", ""]
     p = r.prediction_check
     lines.append(f"Prediction: {r.prediction.upper().replace('_', ' ')}")
     if p.metric:
@@ -650,5 +669,8 @@ def render(r: VerifyResult) -> str:
         if rows:
             lines += ["", f"{label}:"]
             lines += [f"  {_short(k.name):60s} {k.count:6d} launches, median {_ms(k.median_ns)}" for k in rows[:15]]
+    notes = [w for w in r.warnings if w.startswith(("BEFORE: ", "AFTER: "))]
+    if notes:
+        lines += ["", "Inputs not used:"] + [f"  {w}" for w in notes]
     lines += ["", f"exit code {r.exit_code()}"]
     return "\n".join(lines)
