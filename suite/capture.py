@@ -116,12 +116,17 @@ def capture(case: dict, work: Path, nsys: str | None, skip_ncu: bool) -> dict:
     meta: dict = {"case": name, "steps": []}
     is_py = case["source"].endswith(".py")
 
+    def fresh() -> None:  # every run pays the Triton JIT again (one-time-work cases)
+        if case.get("fresh_triton_cache"):
+            shutil.rmtree(cdir / "triton_cache", ignore_errors=True)
+
     if not is_py and not (work / "bin" / name).exists():
         meta["error"] = "not built"
         return meta
     # Plain run (Python: with the PyTorch profiler).
     if is_py:
         trace = cdir / "trace.json"
+        fresh()
         meta["steps"].append(sh(prog + ["--torch-trace", str(trace)], log, 180, env))
         if trace.exists():
             with open(trace, "rb") as f, gzip.open(str(trace) + ".gz", "wb", compresslevel=9) as g:
@@ -132,6 +137,7 @@ def capture(case: dict, work: Path, nsys: str | None, skip_ncu: bool) -> dict:
     # Timeline.
     if nsys:
         rep = cdir / "nsys"
+        fresh()
         meta["steps"].append(sh([nsys, "profile", "-t", "cuda,nvtx", "--sample=none", "--cpuctxsw=none",
                                  "-o", str(rep), "--force-overwrite", "true", *prog], log, 240, env))
         if (cdir / "nsys.nsys-rep").exists():
@@ -139,6 +145,7 @@ def capture(case: dict, work: Path, nsys: str | None, skip_ncu: bool) -> dict:
                                      "-o", str(cdir / "nsys.sqlite"), str(cdir / "nsys.nsys-rep")], log, 240, env))
     # One kernel deep.
     if case.get("kernel") and not skip_ncu:
+        fresh()
         ncu_env = dict(env, STEPS="2")
         cmd = ["ncu", "--set", "full", "--clock-control", "none", "-k", f"regex:{case['kernel']}",
                "-s", str(case.get("ncu_skip", 0)), "-c", str(case.get("ncu_count", 1)), "-f",

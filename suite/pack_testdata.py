@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 SKIP = {"case.json", "ncu_source_sass.csv"}
-KEEP_SOURCE_SASS = {"cu_cublas_bf16", "py_gemm_bf16", "py_matmul_fp32"}
+KEEP_SOURCE_SASS = {"cu_cublas_bf16", "py_gemm_bf16", "py_matmul_fp32", "ot_py_gemm_fp32", "ot_py_gemm_bf16"}
 KEEP_NSYS_REP = {"cu_vec_copy"}
 
 
