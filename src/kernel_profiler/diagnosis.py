@@ -19,6 +19,7 @@ Mechanism = Literal[
     "launch_overhead",
     "host_sync",
     "host_work",
+    "allocator_churn",
     "startup_dominated",
     "pageable_transfer",
     "transfer_volume",
@@ -123,6 +124,11 @@ class TimelineSummary(BaseModel):
     steps: Optional[int] = None
     step_ns_median: Optional[float] = None
     top_kernels: list[KernelRow] = Field(default_factory=list)
+    onetime_ns: float = Field(default=0.0, description="one-time work apart from the steady window (after start-up)")
+    onetime_by_class: dict[str, float] = Field(default_factory=dict, description="ns of one-time work per class: "
+                                               "jit, library_init, module_loading, allocator, upload, download, "
+                                               "sync, warm_up, host")
+    repeats: Optional[int] = Field(default=None, description="repetitions of the GPU work found without step markers")
 
 
 class RankRow(BaseModel):

@@ -88,9 +88,7 @@ def run(arts: Artifacts) -> Analysis:
     primary, secondary = decide(timeline_answer, program,
                                 [(kernel_key(a.profile.name), a.share, a.findings) for a in analyses], timeline_only)
     secondary = notes + secondary
-    if (tres is not None and tres.summary.startup_ns > max(tres.summary.window_ns, STARTUP_NOTE_MIN_NS)
-            and primary.mechanism != "startup_dominated"):
-        secondary.append(_startup_note(tres))
+    secondary += also_found(tres, primary)
     device = None
     if tl is not None and tl.gpus:
         device = tl.gpus[0].name
@@ -99,6 +97,18 @@ def run(arts: Artifacts) -> Analysis:
     d = Diagnosis.from_findings(primary, secondary, timeline=tres.summary if tres else None,
                                 artifacts=list(arts.files), device=device, warnings=list(arts.warnings), **extra)
     return Analysis(diagnosis=d, timeline=tl, triage=tres, kernels=analyses)
+
+
+def also_found(tres: Optional[TimelineResult], primary: Finding) -> list[Finding]:
+    """What the timeline found apart from the steady state: the one-time work (JIT, library initialisation,
+    module loading, allocation, one-time copies) or, when there is none to report, long process start-up."""
+    if tres is None:
+        return []
+    if tres.onetime is not None:
+        return [] if tres.onetime is primary else [tres.onetime]
+    if tres.summary.startup_ns > max(tres.summary.window_ns, STARTUP_NOTE_MIN_NS) and primary.mechanism != "startup_dominated":
+        return [_startup_note(tres)]
+    return []
 
 
 # Timeline verdicts that answer the question without kernel profiling.

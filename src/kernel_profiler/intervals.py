@@ -61,3 +61,23 @@ def count_in(points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """How many sorted `points` fall in each [lo, hi)."""
     pts = np.sort(np.asarray(points, dtype=np.float64))
     return np.searchsorted(pts, hi, side="left") - np.searchsorted(pts, lo, side="left")
+
+
+def overlap(seg_start: np.ndarray, seg_end: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """For each [lo, hi): how much of it the union of the (possibly overlapping) segments covers."""
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    if len(seg_start) == 0 or len(lo) == 0:
+        return np.zeros(len(lo))
+    s, e = union(np.asarray(seg_start, dtype=np.float64), np.asarray(seg_end, dtype=np.float64))
+    cum = np.concatenate([[0.0], np.cumsum(e - s)])
+
+    def covered(x: np.ndarray) -> np.ndarray:
+        i = np.searchsorted(s, x, side="right") - 1
+        ok = i >= 0
+        out = np.zeros(len(x))
+        j = i[ok]
+        out[ok] = cum[j] + np.clip(x[ok] - s[j], 0.0, e[j] - s[j])
+        return out
+
+    return np.maximum(covered(hi) - covered(lo), 0.0)

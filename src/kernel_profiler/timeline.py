@@ -7,8 +7,13 @@ startup findings (if any), plus the kernels ranked by share of GPU time.
 The method, in order:
 1. Choose the steady-state window: the step ranges (NVTX "step"-like ranges
    or PyTorch `ProfilerStep#N`) if the program marks them, minus an outlier
-   first step (warm-up); otherwise first-to-last GPU operation. Everything
-   between the capture start and the window is start-up, reported apart.
+   first step (warm-up). Without markers, the repeated part of the GPU work
+   itself (the longest run of a repeating kernel/copy sequence), minus an
+   outlier first repetition; with no repetition, first-to-last GPU operation.
+   Everything between the capture start and the window is start-up, reported
+   apart; GPU-side work outside the window is one-time work, classified by
+   its evidence (JIT, library initialisation, module loading, allocator
+   calls, one-time copies) and reported apart with its cost.
 2. GPU-busy = union (not sum) of kernel, copy and memset intervals in the window.
 3. Copies dominate -> transfer-bound; GPU idle a large part of the window ->
    host-bound, with each idle gap attributed to its host cause; otherwise
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Optional
 
 
 import numpy as np
@@ -57,6 +63,28 @@ PAGEABLE_BYTES_FRACTION = 0.5
 # Kernels ranked in the summary.
 TOP_KERNELS = 10
 
+# --- Steady state without step markers ---
+# The repeated part of the GPU work is the steady state when it holds at least this share of all kernel time
+# (else it is a detail of a program whose work does not repeat).
+REPEATED_KERNEL_SHARE = 0.5
+# Candidate periods tried: the most frequent spacings between two launches of the same kernel.
+MAX_PERIOD_CANDIDATES = 64
+# One-time work shorter than this, and than ONETIME_REPORT_FRACTION of the steady window, is not reported.
+ONETIME_REPORT_MIN_NS = 5e6
+ONETIME_REPORT_FRACTION = 0.1
+# Host time before a kernel's first launch spent in no CUDA call, from this long: compilation (JIT) when the
+# kernel was generated at run time (a name without a C++ signature, or a module loaded from memory).
+JIT_MIN_NS = 50e6
+# A launch call this long is a first launch paying lazy module loading (the load runs inside the call).
+LAZY_LOAD_LAUNCH_NS = 1e6
+# An idle gap at least this much covered by one kind of call is attributed to that call.
+GAP_COVERED_FRACTION = 0.5
+MODULE_LOAD = re.compile(r"^cu(ModuleLoad|LibraryLoad)")
+# Kernels that come from a vendor library (their first launch follows the library's initialisation).
+LIBRARY_KERNEL = re.compile(r"nvjet|xmma|cutlass|cublas|cudnn|gemv|gemmk|gemm_|_gemm|sm\d\d_|nccl|cusparse|cufft",
+                            re.IGNORECASE)
+ONETIME_CLASSES = ("jit", "library_init", "module_loading", "allocator", "upload", "download", "sync", "warm_up", "host")
+
 STEP_NAME = re.compile(r"^(ProfilerStep#\d+|step|train_step|iteration|iter)(\b|_|#|\d|$)", re.IGNORECASE)
 
 
@@ -68,6 +96,7 @@ class TimelineResult:
     kernels: pd.DataFrame = field(default_factory=pd.DataFrame)  # per-name ranking
     step_ns: list[float] = field(default_factory=list)
     window: tuple[float, float] = (0.0, 0.0)
+    onetime: Optional[Finding] = None  # one-time work reported apart (also found), None when negligible
 
 
 def _gpu_ops(tl: Timeline) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +149,8 @@ def _op_step(tl: Timeline, st: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np
     return m["start_ns"].to_numpy(np.float64), m["end_ns"].to_numpy(np.float64), idx
 
 
-def _window(tl: Timeline, op_s: np.ndarray, op_e: np.ndarray) -> tuple[float, float, str, list[float], int]:
+def _window(tl: Timeline, op_s: np.ndarray, op_e: np.ndarray
+            ) -> tuple[float, float, str, list[float], int, Optional["Repeat"], bool]:
     """Steady-state window, step durations (critical-path time each step added), warm-up steps dropped."""
     st = steps(tl)
     if len(st) >= 2:
@@ -146,11 +176,207 @@ def _window(tl: Timeline, op_s: np.ndarray, op_e: np.ndarray) -> tuple[float, fl
         lo = float(h0[warm])
         hi = float(done[-1])
         src = f"{len(st)} step ranges ({st['name'].iloc[0]}...)" + (", first step excluded as warm-up" if warm else "")
-        return lo, hi, src, [float(d) for d in durations], warm
-    return float(op_s.min()), float(op_e.max()), "first to last GPU operation (no step ranges)", [], 0
+        return lo, hi, src, [float(d) for d in durations], warm, None, True
+    rep = repeated_part(tl)
+    if rep is not None:
+        return rep.lo, rep.hi, rep.describe(), [], 0, rep, False
+    return (float(op_s.min()), float(op_e.max()), "first to last GPU operation (no step ranges, no repeated GPU work)",
+            [], 0, None, False)
+
+
+def _ops(tl: Timeline) -> pd.DataFrame:
+    """Every GPU operation in start order: start_ns, end_ns, kind (kernel|copy|set), token (what repeats)."""
+    parts = []
+    if len(tl.kernels):
+        k = tl.kernels
+        parts.append(pd.DataFrame({"start_ns": k["start_ns"].to_numpy(np.float64), "end_ns": k["end_ns"].to_numpy(np.float64),
+                                   "kind": "kernel", "token": k["name"].astype(str).to_numpy()}))
+    if len(tl.copies):
+        c = tl.copies
+        parts.append(pd.DataFrame({"start_ns": c["start_ns"].to_numpy(np.float64), "end_ns": c["end_ns"].to_numpy(np.float64),
+                                   "kind": "copy", "token": ("copy:" + c["kind"].astype(str)).to_numpy()}))
+    if len(tl.sets):
+        m = tl.sets
+        parts.append(pd.DataFrame({"start_ns": m["start_ns"].to_numpy(np.float64), "end_ns": m["end_ns"].to_numpy(np.float64),
+                                   "kind": "set", "token": "memset"}))
+    if not parts:
+        return pd.DataFrame(columns=["start_ns", "end_ns", "kind", "token"])
+    return pd.concat(parts, ignore_index=True).sort_values("start_ns", kind="stable", ignore_index=True)
+
+
+@dataclass
+class Repeat:
+    """The repeated part of a program's GPU work, found without step markers."""
+
+    period: int  # GPU operations per repetition
+    reps: int  # full repetitions in the stretch
+    first_op: int  # index (in start order) of the stretch's first operation
+    n_ops: int  # operations in the stretch
+    warm: bool  # the first repetition was an outlier (one-time work) and is left out
+    lo: float
+    hi: float
+    rep_ns_median: float
+
+    def describe(self) -> str:
+        what = (f"{self.reps} repetitions of a {self.period}-operation GPU sequence" if self.period > 1
+                else f"{self.reps} back-to-back repetitions of one GPU operation")
+        return (f"the repeated part of the GPU work, found without step markers: {what}"
+                + (", the first left out as warm-up" if self.warm else ""))
+
+
+def _longest_repeat(codes: np.ndarray) -> Optional[tuple[int, int, int]]:
+    """(ops covered, period, first index) of the longest run where codes[i] == codes[i + period], >= 2 repeats."""
+    n = len(codes)
+    if n < 2:
+        return None
+    idx = np.arange(n)
+    order = np.lexsort((idx, codes))
+    sc, si = codes[order], idx[order]
+    same = sc[1:] == sc[:-1]
+    spacing = (si[1:] - si[:-1])[same]
+    if not len(spacing):
+        return None
+    vals, cnt = np.unique(spacing, return_counts=True)
+    cands = vals[np.argsort(-cnt, kind="stable")][:MAX_PERIOD_CANDIDATES]
+    best: Optional[tuple[int, int, int]] = None
+    for p in sorted(int(c) for c in cands if 0 < c <= n // 2):
+        eq = np.concatenate([[0], (codes[:-p] == codes[p:]).astype(np.int8), [0]])
+        d = np.diff(eq)
+        starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+        if not len(starts):
+            continue
+        j = int(np.argmax(ends - starts))
+        run = int(ends[j] - starts[j])
+        if run < p:  # fewer than two repetitions
+            continue
+        if best is None or run + p > best[0]:
+            best = (run + p, p, int(starts[j]))
+    return best
+
+
+def repeated_part(tl: Timeline) -> Optional[Repeat]:
+    """The steady state of a program that marks no steps: the longest repeating run of its GPU operations.
+
+    None when nothing repeats or the repeated run holds under REPEATED_KERNEL_SHARE of the kernel time. The
+    first repetition is left out when it takes WARMUP_OUTLIER_FACTOR times the median of the others (it paid
+    one-time work: module loading, allocation, library initialisation)."""
+    ops = _ops(tl)
+    found = _longest_repeat(pd.factorize(ops["token"])[0]) if len(ops) else None
+    if found is None:
+        return None
+    n_ops, p, i0 = found
+    part = ops.iloc[i0:i0 + n_ops]
+    dur = (ops["end_ns"] - ops["start_ns"]).to_numpy()
+    is_k = (ops["kind"] == "kernel").to_numpy()
+    k_all = float(dur[is_k].sum())
+    k_part = float(dur[i0:i0 + n_ops][is_k[i0:i0 + n_ops]].sum())
+    if k_all <= 0 or k_part < REPEATED_KERNEL_SHARE * k_all:
+        return None
+    reps = n_ops // p
+    starts = part["start_ns"].to_numpy()[::p][:reps]
+    end = float(part["end_ns"].max())
+    rep_ns = np.diff(np.concatenate([starts, [end]]))
+    warm = bool(reps >= 2 and rep_ns[0] > WARMUP_OUTLIER_FACTOR * float(np.median(rep_ns[1:])))
+    kept = rep_ns[1:] if warm else rep_ns
+    return Repeat(period=p, reps=reps, first_op=i0, n_ops=n_ops, warm=warm,
+                  lo=float(starts[1] if warm else starts[0]), hi=end, rep_ns_median=float(np.median(kept)))
+
+
+def _calls(api: pd.DataFrame, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return api["start_ns"].to_numpy(np.float64)[mask], api["end_ns"].to_numpy(np.float64)[mask]
+
+
+def module_load_calls(api: pd.DataFrame) -> np.ndarray:
+    """Calls that load kernel modules: cuModuleLoad*/cuLibraryLoad*, and launch calls long enough to hold a lazy
+    load (a kernel's first launch under CUDA_MODULE_LOADING=LAZY; the PyTorch profiler shows only the launch)."""
+    if len(api) == 0:
+        return np.zeros(0, dtype=bool)
+    names = api["name"].fillna("").astype(str)
+    is_load = names.map({n: bool(MODULE_LOAD.match(n)) for n in names.unique()}).to_numpy(dtype=bool)
+    long_launch = (api["category"].to_numpy() == "launch") & \
+        ((api["end_ns"] - api["start_ns"]).to_numpy(np.float64) >= LAZY_LOAD_LAUNCH_NS)
+    return is_load | long_launch
+
+
+def _generated(name: str) -> bool:
+    """A kernel compiled at run time (Triton, torch.compile, NVRTC): no C++ signature in its name."""
+    return "(" not in name and not name.startswith("void ") and "<" not in name
+
+
+def onetime_work(tl: Timeline, lo: float, hi: float) -> dict[str, float]:
+    """ns of one-time work outside the steady window [lo, hi] (from the first to the last GPU operation), by class.
+
+    GPU busy time there: copies (upload/download) and kernels (warm_up). Idle time there, gap by gap: module
+    loading, allocator and synchronizing calls by how much of the gap they cover; the rest is host time spent in
+    no CUDA call: JIT when the next kernel is generated at run time and the rest is long, library_init when the
+    next kernel is a library's, else host (the program's own set-up)."""
+    ops = _ops(tl)
+    if not len(ops):
+        return {}
+    first, last = float(ops["start_ns"].min()), float(ops["end_ns"].max())
+    out = {c: 0.0 for c in ONETIME_CLASSES}
+    regions = [(first, lo), (hi, last)]
+    api = tl.api
+    mods = _calls(api, module_load_calls(api)) if len(api) else (np.empty(0), np.empty(0))
+    allocs = _calls(api, (api["category"] == "malloc").to_numpy()) if len(api) else (np.empty(0), np.empty(0))
+    syncs = _calls(api, blocking_calls(api)) if len(api) else (np.empty(0), np.empty(0))
+    # Traces without driver calls (the PyTorch profiler) cannot show module loads: there a gap before a
+    # kernel's first launch that no other call explains is taken for its lazy load.
+    sees_loads = bool(len(api)) and bool(api["name"].fillna("").astype(str).str.match(r"^cu[A-Z]").any() and
+                                         api["name"].fillna("").astype(str).str.match(MODULE_LOAD).any())
+    for a, b in regions:
+        if b <= a:
+            continue
+        inside = ops[(ops["end_ns"] > a) & (ops["start_ns"] < b)]
+        for kind, grp in inside.groupby("kind"):
+            s_, e_ = iv.union(*iv.clip(grp["start_ns"].to_numpy(np.float64), grp["end_ns"].to_numpy(np.float64), a, b))
+            t = iv.total(s_, e_)
+            if kind == "copy":
+                up = grp[grp["token"] == "copy:HtoD"]
+                down = grp[grp["token"] == "copy:DtoH"]
+                tu = iv.total(*iv.union(*iv.clip(up["start_ns"].to_numpy(np.float64), up["end_ns"].to_numpy(np.float64), a, b)))
+                td = iv.total(*iv.union(*iv.clip(down["start_ns"].to_numpy(np.float64), down["end_ns"].to_numpy(np.float64), a, b)))
+                out["upload"] += tu
+                out["download"] += td
+                out["warm_up"] += max(t - tu - td, 0.0)
+            else:
+                out["warm_up"] += t
+        seg_s, seg_e = iv.union(*iv.clip(inside["start_ns"].to_numpy(np.float64), inside["end_ns"].to_numpy(np.float64), a, b))
+        g0, g1 = iv.gaps(seg_s, seg_e, a, b)
+        if not len(g0):
+            continue
+        length = g1 - g0
+        mod = np.minimum(iv.overlap(*mods, g0, g1), length)
+        alloc = np.minimum(iv.overlap(*allocs, g0, g1), length - mod)
+        sync = np.minimum(iv.overlap(*syncs, g0, g1), length - mod - alloc)
+        rest = length - mod - alloc - sync
+        out["module_loading"] += float(mod.sum())
+        out["allocator"] += float(alloc.sum())
+        out["sync"] += float(sync.sum())
+        kern = ops[ops["kind"] == "kernel"]
+        kstart = kern["start_ns"].to_numpy(np.float64)
+        knames = kern["token"].to_numpy()
+        for g, r in zip(range(len(g0)), rest):
+            if r <= 0:
+                continue
+            j = np.searchsorted(kstart, g1[g], side="left")  # the next kernel after the gap
+            name = str(knames[j]) if j < len(knames) else ""
+            first_launch = bool(name) and not (knames[:j] == name).any()
+            if first_launch and LIBRARY_KERNEL.search(name):
+                out["library_init"] += float(r)
+            elif first_launch and r >= JIT_MIN_NS and _generated(name):
+                out["jit"] += float(r)
+            elif first_launch and not sees_loads:  # no driver calls in the trace: a first launch's lazy load
+                out["module_loading"] += float(r)
+            else:
+                out["host"] += float(r)
+    return {k: v for k, v in out.items() if v > 0}
 
 
 def _idle_causes(tl: Timeline, g0: np.ndarray, g1: np.ndarray) -> dict[str, float]:
+    """ns of idle GPU time per cause. A gap mostly covered by module loading or by allocator calls is theirs; else
+    a gap that began while a synchronizing call was in progress is host_sync; a long gap with few launches is
+    host_work (the host's own computation); the rest is launch overhead."""
     api = tl.api
     length = g1 - g0
     if len(api) == 0 or len(g0) == 0:
@@ -159,14 +385,21 @@ def _idle_causes(tl: Timeline, g0: np.ndarray, g1: np.ndarray) -> dict[str, floa
     blocking = blocking_calls(api)
     s = api["start_ns"].to_numpy(dtype=np.float64)
     e = api["end_ns"].to_numpy(dtype=np.float64)
+    mod = iv.overlap(*_calls(api, module_load_calls(api)), g0, g1) >= GAP_COVERED_FRACTION * length
+    alloc = ~mod & (iv.overlap(*_calls(api, cat == "malloc"), g0, g1) >= GAP_COVERED_FRACTION * length)
+    other = ~mod & ~alloc
     drained = iv.in_progress(s[blocking], e[blocking], g0, SYNC_TOLERANCE_NS)
     launches = iv.count_in(s[cat == "launch"], g0, g1)
     long_quiet = (length >= HOST_WORK_GAP_NS) & (launches < length * DISPATCH_LAUNCHES_PER_NS)
     out = {
-        "host_sync": float(length[drained].sum()),
-        "host_work": float(length[~drained & long_quiet].sum()),
-        "launch_overhead": float(length[~drained & ~long_quiet].sum()),
+        "host_sync": float(length[other & drained].sum()),
+        "host_work": float(length[other & ~drained & long_quiet].sum()),
+        "launch_overhead": float(length[other & ~drained & ~long_quiet].sum()),
     }
+    if mod.any():
+        out["module_loading"] = float(length[mod].sum())
+    if alloc.any():
+        out["allocator"] = float(length[alloc].sum())
     return out
 
 
@@ -191,7 +424,7 @@ def triage(tl: Timeline) -> TimelineResult:
         summary = TimelineSummary(source=src, capture_ns=0, startup_ns=0, window_ns=0, window_source="empty",
                                   busy_ns=0, busy_fraction=0, kernel_ns=0, copy_ns=0, idle_ns=0, kernel_count=0)
         return TimelineResult(summary=summary, verdict="empty")
-    lo, hi, wsrc, step_ns, warm = _window(tl, op_s, op_e)
+    lo, hi, wsrc, step_ns, warm, rep, marked = _window(tl, op_s, op_e)
     window = max(hi - lo, 1.0)
     seg_s, seg_e = iv.union(*iv.clip(op_s, op_e, lo, hi))
     busy = iv.total(seg_s, seg_e)
@@ -205,6 +438,18 @@ def triage(tl: Timeline) -> TimelineResult:
     g0, g1 = iv.gaps(seg_s, seg_e, lo, hi)
     idle = window - busy
     causes = _idle_causes(tl, g0, g1)
+    # One-time work (programs without step markers): outside the repeated part, and module loading inside it.
+    onetime: dict[str, float] = {}
+    only_onetime = False
+    if not marked:
+        kn = kern["name"].astype(str) if len(kern) else pd.Series(dtype=str)
+        only_onetime = (rep is None and len(kn) > 0 and kn.nunique() == len(kn)
+                        and idle >= HOST_BOUND_IDLE_FRACTION * window)
+        onetime = onetime_work(tl, float(op_e.max()), float(op_e.max())) if only_onetime else onetime_work(tl, lo, hi)
+        only_onetime = only_onetime and bool(onetime)
+        if causes.get("module_loading") and not only_onetime:
+            onetime["module_loading"] = onetime.get("module_loading", 0.0) + causes["module_loading"]
+    stall_ns = 0.0 if only_onetime else causes.get("module_loading", 0.0)  # one-time stalls inside the window
     start = tl.capture_start_ns if tl.capture_start_ns is not None else float(op_s.min())
     startup = max(float(op_s.min()) - start, 0.0)
     capture = (tl.capture_end_ns if tl.capture_end_ns is not None else float(op_e.max())) - start
@@ -223,8 +468,15 @@ def triage(tl: Timeline) -> TimelineResult:
         top_kernels=[KernelRow(name=str(r.name), count=int(r.count), total_ns=float(r.total_ns),
                                median_ns=float(r.median_ns), share=float(r.share))
                      for r in ranked.head(TOP_KERNELS).itertuples()],
+        onetime_ns=float(sum(onetime.values())), onetime_by_class=onetime, repeats=rep.reps if rep else None,
     )
     res = TimelineResult(summary=summary, verdict="kernel", kernels=ranked, step_ns=step_ns, window=(lo, hi))
+    if onetime and (only_onetime or summary.onetime_ns >= max(ONETIME_REPORT_MIN_NS, ONETIME_REPORT_FRACTION * window)):
+        res.onetime = _onetime_finding(src, summary, rep, only_onetime)
+    if only_onetime:
+        res.verdict = "startup"
+        res.findings.append(res.onetime)
+        return res
 
     ev_busy = Evidence(metric="timeline.gpu_busy_fraction", value=round(busy / window, 4), unit="ratio", artifact=src,
                        meaning=f"GPU busy {busy / 1e6:.3f} ms of a {window / 1e6:.3f} ms steady window ({wsrc})")
@@ -237,12 +489,73 @@ def triage(tl: Timeline) -> TimelineResult:
         if res.verdict == "kernel":
             res.verdict = "transfer"
         res.findings.append(_transfer_finding(src, cpw, copy_ns, window, ev_busy))
-    # 3. Host-bound.
-    elif idle >= HOST_BOUND_IDLE_FRACTION * window:
+    # 3. Host-bound (one-time stalls inside the window, e.g. a kernel's lazy module load, do not count).
+    elif idle - stall_ns >= HOST_BOUND_IDLE_FRACTION * window:
         if res.verdict == "kernel":
             res.verdict = "host"
         res.findings.append(_host_finding(src, tl, causes, idle, window, ev_busy, summary))
     return res
+
+
+ONETIME_LABEL = {
+    "jit": "JIT compilation before a kernel's first launch",
+    "library_init": "library initialisation (handles, workspaces, kernel modules) before its first kernel",
+    "module_loading": "module loading (cuModuleLoad/cuLibraryLoad, lazy loading at a kernel's first launch)",
+    "allocator": "allocator calls (cudaMalloc/cudaFree)",
+    "upload": "one-time host-to-device copies",
+    "download": "one-time device-to-host copies",
+    "sync": "waiting in synchronizing calls",
+    "warm_up": "GPU work that runs once (initialisation kernels, the first repetition)",
+    "host": "host set-up between GPU operations (no CUDA call)",
+}
+ONETIME_ADVICE = {
+    "jit": ("cache the compiled kernels across runs (keep TRITON_CACHE_DIR / the torch.compile cache on persistent "
+            "storage, or compile ahead of time) and make one warm-up call before timing"),
+    "library_init": ("initialise the library once per process (create the handle and run one call as warm-up before "
+                     "timing); a long-lived process pays it once"),
+    "module_loading": ("run one warm-up iteration before timing (CUDA_MODULE_LOADING=EAGER moves the loading to "
+                       "start-up instead); it is paid once per process"),
+    "allocator": "allocate once and reuse the buffers (or a caching/stream-ordered allocator such as cudaMallocAsync)",
+    "upload": ("exclude the one-time upload from timing; if it recurs (per request or epoch), pin the host buffer "
+               "(cudaMallocHost / pin_memory) and overlap it with compute"),
+    "download": "exclude it from timing; if it recurs, copy into pinned memory asynchronously",
+    "sync": "exclude the set-up from timing",
+    "warm_up": "time only the repeated part, after a warm-up",
+    "host": "time only the repeated part, after the set-up",
+}
+
+
+def _onetime_finding(src: str, summary: TimelineSummary, rep: Optional["Repeat"], only: bool) -> Finding:
+    by = summary.onetime_by_class
+    total = summary.onetime_ns
+    ranked = sorted(by.items(), key=lambda kv: -kv[1])
+    top, top_ns = ranked[0]
+    parts = ", ".join(f"{k.replace('_', ' ')} {v / 1e6:.1f} ms" for k, v in ranked[:4])
+    ev = [Evidence(metric="timeline.onetime_ns", value=total, unit="ns", artifact=src,
+                   meaning=f"one-time work outside the steady state: {parts}"),
+          Evidence(metric=f"timeline.onetime_{top}_ns", value=top_ns, unit="ns", artifact=src,
+                   meaning=f"the largest part: {ONETIME_LABEL[top]}")]
+    if only:
+        bottleneck = (f"The program is only one-time work: no GPU work repeats, and {total / 1e6:.1f} ms of its GPU "
+                      f"span goes to {ONETIME_LABEL[top]} and other one-time costs, not to a steady state.")
+    else:
+        ev.append(Evidence(metric="timeline.steady_window_ns", value=summary.window_ns, unit="ns", artifact=src,
+                           meaning=f"the steady state analyzed apart: {summary.window_source}"))
+        bottleneck = (f"One-time work takes {total / 1e6:.1f} ms outside the steady state "
+                      f"({summary.window_ns / 1e6:.1f} ms), most of it {ONETIME_LABEL[top]}.")
+    if summary.startup_ns:
+        ev.append(Evidence(metric="timeline.startup_ns", value=summary.startup_ns, unit="ns", artifact=src,
+                           meaning="process start to first GPU work (imports, CUDA context), not counted above"))
+    return Finding(
+        bound="host", mechanism="startup_dominated", share=total / max(total + summary.window_ns, 1.0),
+        bottleneck=bottleneck, evidence=ev,
+        explanation=("This is paid once per process, while the GPU idles or does set-up work; it is real wall time "
+                     "but says nothing about the speed of the repeated work, which is judged on its own window."),
+        fix=Fix(change=f"Keep it out of measurements and pay it once: {ONETIME_ADVICE[top]}.",
+                metric=f"timeline.onetime_{top}_ns", direction="decrease",
+                expected=f"up to {top_ns / 1e6:.1f} ms less wall time per process run", current_value=top_ns),
+        confidence=0.8 if rep is not None or only else 0.6,
+    )
 
 
 def _startup_finding(src: str, step_ns: list[float], summary: TimelineSummary) -> Finding:
@@ -362,6 +675,28 @@ def _host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
                     expected=f"from {idle and (1 - idle / window):.0%} toward 90%+, with far fewer kernels per step",
                     current_value=1 - idle / window, target_value=0.9),
             confidence=0.85, missing=[] if launches else ["CUDA API trace (launch calls)"],
+        )
+    if cause == "allocator":
+        allocs = tl.api[tl.api["category"] == "malloc"] if len(tl.api) else tl.api
+        n_alloc = int(len(allocs))
+        alloc_ns = float((allocs["end_ns"] - allocs["start_ns"]).sum()) if n_alloc else 0.0
+        ev_n = Evidence(metric="timeline.allocator_calls", value=n_alloc, unit="count", artifact=src,
+                        meaning=f"{n_alloc} cudaMalloc/cudaFree-type calls, {alloc_ns / 1e6:.2f} ms of host time in them")
+        return Finding(
+            bound="host", mechanism="allocator_churn", share=idle / window,
+            bottleneck=(f"The GPU is idle {idle / window:.0%} of the time while the host is inside allocator calls "
+                        f"(cudaMalloc/cudaFree) between launches."),
+            evidence=[ev_busy, ev_cause, ev_n],
+            explanation=("Device allocation is slow host work (page mapping), and cudaFree waits for the GPU to finish "
+                         "before releasing memory: allocating and freeing around every launch drains the queue and "
+                         "leaves the GPU waiting for the host's allocator, not for any computation."),
+            fix=Fix(change=("Allocate the buffers once outside the loop and reuse them (or use a caching or "
+                            "stream-ordered allocator: cudaMallocAsync/cudaFreeAsync with a memory pool, PyTorch's "
+                            "caching allocator)."),
+                    metric="timeline.idle_allocator_ns", direction="decrease",
+                    expected=f"most of the {cause_ns / 1e6:.2f} ms of allocator-bound idle time disappears; GPU busy rises",
+                    current_value=cause_ns),
+            confidence=0.8,
         )
     if cause == "host_sync":
         n_sync = int(blocking_calls(tl.api).sum())
