@@ -9,6 +9,7 @@ ISSUE_MECHANISMS = {
     "uncoalesced_global", "shared_bank_conflict", "local_memory_spill", "low_parallelism", "occupancy_limit",
     "atomic_contention", "warp_divergence", "no_tensor_cores", "excess_dram_traffic", "instruction_bound",
     "near_peak", "rank_imbalance", "thermal_throttle", "comms_wait",
+    "allocator_churn",  # issue 9: GPU idle inside cudaMalloc/cudaFree is not the host's own computation
 }
 
 
