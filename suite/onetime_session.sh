@@ -42,9 +42,9 @@ case "${1:-}" in
     ask() {  # ask NAME CMD...
       local name=$1; shift
       echo "### kernel-profiler ask -- $*"
-      local t0=$(date +%s.%N)
-      timeout 150 kernel-profiler ask "why is this program slow?" --record "$R/live-h200-$name.jsonl" -- "$@"
-      echo "rc=$? wall=$(echo "$(date +%s.%N) - $t0" | bc)s"
+      local t0=$(date +%s)
+      timeout 100 kernel-profiler ask "why is this program slow?" --record "$R/live-h200-$name.jsonl" -- "$@"
+      echo "rc=$? wall=$(( $(date +%s) - t0 ))s"
     }
     {
       ask ot-pageable-upload $L/pageable_upload
@@ -53,7 +53,17 @@ case "${1:-}" in
       DTYPE=fp32 ask ot-gemm-fp32 python3 suite/onetime/cublas_gemm.py
       ask ot-eager-lazy python3 suite/onetime/eager_lazy.py
     } > "$R/live.log" 2>&1
-    cat "$R/live.log" | grep -v '^\s*$' | tail -120
+    B=/tmp/bench; mkdir -p $B
+    {
+      timeout 60 python3 bench/ncu_passes.py --label column_sum_scale --regex column_sum_scale --skip 2 --out $B \
+        --only targeted -- $L/pageable_upload
+      timeout 60 python3 bench/ncu_passes.py --label transpose_once --regex transpose_once --skip 0 --out $B \
+        --only targeted -- $L/launch_once
+      DTYPE=bf16 timeout 90 python3 bench/ncu_passes.py --label gemm_bf16 --regex 'nvjet|gemm|xmma|cutlass|sm90' \
+        --skip 3 --only targeted --out $B -- python3 suite/onetime/cublas_gemm.py
+    } 2>&1 | tee "$R/ncu_passes_targeted.jsonl"
+    tar -C $B -cJf "$R/ncu_passes_targeted.tar.xz" . 2>/dev/null
+    grep -E "^###|^rc=|replay|launch_skip|Bottleneck|accepted|inconclusive" "$R/live.log" | head -80
     ;;
   *) echo "usage: $0 capture|live" >&2; exit 2 ;;
 esac

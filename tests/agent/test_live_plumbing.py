@@ -41,7 +41,7 @@ FAKE_NCU = textwrap.dedent("""\
     assert a[a.index("-k") + 1].startswith("regex:")
     int(a[a.index("-s") + 1]); int(a[a.index("-c") + 1])
     out = a[a.index("-o") + 1]
-    i = max(a.index("-o") + 2, *[j + 2 for j, x in enumerate(a) if x in ("--set", "--section")])
+    i = max(a.index("-o") + 2, *[j + 2 for j, x in enumerate(a) if x in ("--set", "--section", "--metrics")])
     rc = subprocess.call(a[i:])
     if {perm}:
         print("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters")

@@ -57,7 +57,7 @@ ALLOWED_SECTIONS = frozenset({
     "InstructionStats", "SourceCounters", "WorkloadDistribution", "Nvlink", "Nvlink_Tables", "Nvlink_Topology",
     "NumaAffinity", "PmSampling", "PmSampling_WarpStates",
 })
-ALLOWED_SETS = frozenset({"basic", "detailed", "full", "roofline"})
+ALLOWED_SETS = frozenset({"basic", "detailed", "full", "roofline", "targeted"})
 
 # Environment variables passed through to profiled programs (nothing else is).
 PASS_ENV = (

@@ -27,8 +27,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..artifacts import XZ_MAGIC, _decompress_xz, _head, identify, load_paths
 from ..artifacts import ncu_report
+from .ncu_metrics import ENGINE_METRICS, TARGETED_SECTIONS
 from ..artifacts import sass as sass_reader
-from ..artifacts.tables import Artifacts, SassFunction
+from ..artifacts.tables import Artifacts, SassFunction, Timeline
 from ..diagnosis import Diagnosis, Finding, KernelRow, RankRow, Roofline, TimelineSummary
 from ..engine import STARTUP_NOTE_MIN_NS, _main_timeline, _rank_timeline, _startup_note, _timeline_only
 from ..engine import diagnose as engine_diagnose
@@ -68,6 +69,7 @@ class ToolContext:
     produced: list[str] = field(default_factory=list)  # captures the tools wrote (nsys sqlite, ncu-rep)
     timeline_result: Optional[TimelineResult] = None
     timeline_output: Optional["TimelineOutput"] = None
+    timeline: Optional[Timeline] = None  # the timeline triaged (its launches plan ncu's launch skip/count)
     _user_arts: Optional[Artifacts] = None
     shown: dict[str, str] = field(default_factory=dict)  # decompressed scratch copy -> the user's file
     # The user's ncu reports (found by content, .xz decompressed into scratch): found once per investigation.
@@ -174,7 +176,11 @@ class TimelineOutput(BaseModel):
     summary: TimelineSummary
     findings: list[Finding] = Field(description="host/transfer/start-up findings, or the timeline-only kernel finding")
     dominant_kernels: list[KernelRow] = Field(description="kernels kernel_profile may be run on (by share of GPU time)")
-    startup_note: Optional[Finding] = None
+    startup_note: Optional[Finding] = Field(None, description="one-time work reported apart from the steady state "
+                                                                "(JIT, library init, module loading, allocation, one-time "
+                                                                "copies), or long process start-up")
+    launches: dict[str, list[int]] = Field(default_factory=dict, description="dominant kernel -> [launches before the "
+                                                                             "steady window, launches in the capture]")
     device: Optional[str] = None
     next_step: str
     ranks: list[RankRow] = Field(default_factory=list, description="multi-process jobs: per-rank table")
@@ -252,10 +258,12 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
         tl = _rank_timeline(tl, int(ranks[1][0].pid))
     tres = triage(tl)
     ctx.timeline_result = tres
+    ctx.timeline = tl
     findings = list(tres.findings)
     if tres.verdict == "kernel":
         findings.append(_timeline_only(tl, tres))
-    startup = _timeline_startup_note(tres)
+    startup = (tres.onetime if tres.onetime is not None and tres.verdict != "startup"
+               else None if tres.onetime is not None else _timeline_startup_note(tres))
     summary = tres.summary.model_copy(update={"top_kernels": tres.summary.top_kernels[:inp.top]})
     rank_extra: dict = {}
     verdict = tres.verdict
@@ -279,15 +287,48 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
                "kernels would tell nothing" + (" (the user insisted on kernel profiling: it is allowed)." if ctx.insist
                                                else "."))
     elif tres.verdict == "kernel":
-        nxt = ("Kernel-bound: profile the dominant kernel(s) with kernel_profile (a regex matching them), then confirm "
-               "the mechanism with sass.")
+        nxt = ("Kernel-bound: profile the dominant kernel(s) with kernel_profile (a regex matching them; launch_skip "
+               "from `launches`: skip the launches before the steady window, never past the last), then confirm the "
+               "mechanism with sass." + (" The one-time work (startup_note) is reported apart, under also found."
+                                         if tres.onetime is not None else ""))
     else:
         nxt = "The timeline holds no GPU work: nothing to profile."
+    dominant = _dominant(tres.summary.top_kernels)
     out = TimelineOutput(source=tl.source, mode=mode, verdict=verdict, summary=summary, findings=findings,
-                         dominant_kernels=_dominant(tres.summary.top_kernels), startup_note=startup,
+                         dominant_kernels=dominant, startup_note=startup,
+                         launches={k.name: list(launch_counts(tl, tres.window[0], [k.name])) for k in dominant},
                          device=tl.gpus[0].name if tl.gpus else None, next_step=nxt, **rank_extra)
     ctx.timeline_output = out
     return out
+
+
+def launch_counts(tl: Timeline, lo: float, names: Optional[list[str]] = None,
+                  rx: Optional[re.Pattern] = None) -> tuple[int, int]:
+    """(launches before the steady window, launches in the capture) of the kernels named or matching rx."""
+    k = tl.kernels
+    if not len(k):
+        return 0, 0
+    kn = k["name"].astype(str)
+    if names is not None:
+        sel = kn.isin(names).to_numpy()
+    else:
+        sel = kn.map({n: _matches(rx, n) for n in kn.unique()}).to_numpy(dtype=bool)
+    starts = k["start_ns"].to_numpy()[sel]
+    return int((starts < lo).sum()), int(sel.sum())
+
+
+def plan_launches(before: int, total: int, count: int) -> tuple[int, int]:
+    """ncu (launch_skip, launch_count) from the launches the timeline counted: skip the launches before the steady
+    window and one more warm-up launch when later ones exist; never skip past the last launch (a kernel launched
+    once is profiled at skip 0)."""
+    if total <= 0:
+        return 0, count
+    count = max(1, min(count, total))
+    skip = before + (1 if total - before > count else 0)
+    return max(0, min(skip, total - count)), count
+
+
+PASSES = re.compile(r"==PROF== Profiling .*?(\d+)\s+pass(?:es)?")
 
 
 # =============================================================== kernel_profile
@@ -299,8 +340,9 @@ class KernelProfileInput(BaseModel):
     launch_skip: int = Field(3, ge=0, le=MAX_LAUNCH_SKIP, description="matching launches to skip (warm-up)")
     launch_count: int = Field(1, ge=1, le=MAX_LAUNCH_COUNT, description="matching launches to profile")
     sections: list[str] = Field(default_factory=list, description="ncu section ids; empty = the section set")
-    section_set: Optional[Literal["basic", "detailed", "full", "roofline"]] = Field(
-        "full", description="ncu section set used when `sections` is empty")
+    section_set: Optional[Literal["targeted", "basic", "detailed", "full", "roofline"]] = Field(
+        "targeted", description="ncu section set used when `sections` is empty: 'targeted' = the metrics the engine "
+                                "reads (few replay passes), falling back to 'full' when they name no mechanism")
 
 
 class KernelResult(BaseModel):
@@ -320,6 +362,27 @@ class KernelProfileOutput(BaseModel):
     program_finding: Optional[Finding] = Field(description="excess DRAM traffic over several streaming kernels, if any")
     sass_available: bool
     note: str = ""
+    replay_passes: list[int] = Field(default_factory=list, description="ncu replay passes per profiled launch")
+
+
+def _ncu_argv(ncu: str, pattern: str, skip: int, count: int, out: Path, sections: list[str],
+              sset: Optional[str]) -> list[str]:
+    argv = [ncu, "--clock-control", "none", "-k", f"regex:{pattern}", "-s", str(skip), "-c", str(count), "-f",
+            "-o", str(out)]
+    if sections:
+        for s in sections:
+            argv += ["--section", s]
+    elif (sset or "targeted") == "targeted":
+        for s in TARGETED_SECTIONS:
+            argv += ["--section", s]
+        argv += ["--metrics", ",".join(ENGINE_METRICS)]
+    else:
+        argv += ["--set", sset]
+    return argv
+
+
+def _names_mechanism(analyses) -> bool:
+    return any(f.mechanism for a in analyses for f in a.findings) or excess_dram_traffic(analyses) is not None
 
 
 def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfileOutput:
@@ -346,22 +409,42 @@ def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfi
     elif sb.target:
         ncu = sb.executable("ncu")
         sb.executable("target")
-        d = sb.new_dir("ncu")
-        out = d / "profile"
-        argv = [ncu, "--clock-control", "none", "-k", f"regex:{pattern}", "-s", str(inp.launch_skip),
-                "-c", str(inp.launch_count), "-f", "-o", str(out)]
-        if sections:
-            for s in sections:
-                argv += ["--section", s]
-        else:
-            argv += ["--set", sset or "full"]
-        res = sb.run(argv + list(sb.target), label="ncu")
-        rep = Path(str(out) + ".ncu-rep")
+        skip, count = inp.launch_skip, inp.launch_count
+        if ctx.timeline is not None and ctx.timeline_result is not None:  # what the timeline counted
+            before, total = launch_counts(ctx.timeline, ctx.timeline_result.window[0], rx=rx)
+            if total:
+                skip, count = min(skip, max(total - 1, 0)), min(count, total)
+                if skip + count > total:
+                    skip = total - count
+                if (skip, count) != (inp.launch_skip, inp.launch_count):
+                    note = (f"launch_skip/count {inp.launch_skip}/{inp.launch_count} -> {skip}/{count}: the timeline "
+                            f"counted {total} matching launches ({before} before the steady window). ")
+        passes: list[int] = []
+
+        def profile(skip: int, count: int, sset: Optional[str]) -> tuple[Path, str]:
+            d = sb.new_dir("ncu")
+            out = d / "profile"
+            res = sb.run(_ncu_argv(ncu, pattern, skip, count, out, sections, sset) + list(sb.target), label="ncu")
+            passes.extend(int(m.group(1)) for m in PASSES.finditer((res.stdout or "") + "\n" + (res.stderr or "")))
+            return Path(str(out) + ".ncu-rep"), (res.stdout or "").strip()[-300:]
+
+        rep, said = profile(skip, count, sset)
+        if not rep.exists() and skip > 0:  # retry once with what the timeline allows: the first launch
+            note += f"ncu matched nothing after skipping {skip} launches; retried at launch_skip 0. "
+            skip, count = 0, 1
+            rep, said = profile(skip, count, sset)
         if not rep.exists():
-            raise EmptyCapture(rep, f"ncu wrote no report: no kernel matched regex {pattern!r} after skipping "
-                                    f"{inp.launch_skip} launches. ncu said: {res.stdout.strip()[-300:]}")
-        ctx.produced.append(str(rep))
+            raise EmptyCapture(rep, f"ncu wrote no report: no kernel matched regex {pattern!r} (tried launch_skip "
+                                    f"{inp.launch_skip}" + (f" and {skip}" if skip != inp.launch_skip else "")
+                                    + f"). ncu said: {said}")
         profiles = ncu_report.load(rep)
+        if not sections and (sset or "targeted") == "targeted" and profiles and \
+                not _names_mechanism(analyze_kernels(profiles, ranked, [], [])):
+            note += "The targeted metrics named no mechanism; profiled again with --set full. "
+            rep, said = profile(skip, count, "full")
+            if rep.exists():
+                profiles = ncu_report.load(rep)
+        ctx.produced.append(str(rep))
         try:
             sass_fns = list(ncu_report.load_sass(rep))
         except KernelProfilerError:
@@ -381,7 +464,8 @@ def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfi
                             share=a.share, duration_ns=a.duration_ns, roofline=a.roofline, findings=a.findings)
                for a in analyses]
     return KernelProfileOutput(reports=reports, mode=mode, kernels=kernels, program_finding=program,
-                               sass_available=_sass_available(ctx, reports), note=note)
+                               sass_available=_sass_available(ctx, reports), note=note.strip(),
+                               replay_passes=passes if mode == "captured" else [])
 
 
 # =============================================================== sass

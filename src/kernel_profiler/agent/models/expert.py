@@ -17,7 +17,7 @@ from ...diagnosis import Diagnosis, Finding
 from ...kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
-from ..tools import HOST_VERDICTS, KernelProfileOutput, TimelineOutput
+from ..tools import HOST_VERDICTS, KernelProfileOutput, TimelineOutput, plan_launches
 
 NAME = "offline-expert"
 
@@ -93,9 +93,16 @@ class ExpertModel:
         kernel_bound = tlo.verdict == "kernel" or (tlo.verdict in HOST_VERDICTS and st.context.get("insist"))
         if kernel_bound and tlo.dominant_kernels and "kernel_profile" not in st.called:
             names = [k.name for k in tlo.dominant_kernels]
+            count = max(1, min(MAX_LAUNCH_COUNT, len(names)))
+            if tlo.launches:  # the launches the timeline counted: skip the warm-up, never past the last launch
+                before = sum(tlo.launches.get(n, [0, 0])[0] for n in names)
+                total = sum(tlo.launches.get(n, [0, 0])[1] for n in names)
+                skip, count = plan_launches(before, total, count)
+            else:
+                skip = 3
             return ToolCall(id="", name="kernel_profile", input={
-                "kernel_regex": kernel_regex(names), "launch_skip": 3,
-                "launch_count": max(1, min(MAX_LAUNCH_COUNT, len(names))), "sections": [], "section_set": "full"})
+                "kernel_regex": kernel_regex(names), "launch_skip": skip, "launch_count": count, "sections": [],
+                "section_set": "targeted"})
         if "kernel_profile" in st.called and "sass" not in st.called:
             kp = st.results.get("kernel_profile")
             if kp is not None:
