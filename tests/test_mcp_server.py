@@ -29,6 +29,8 @@ async def test_stdio_session_lists_tools_and_analyzes(captures, tmp_path):
             assert init.server_info.name == "kernel-profiler"
             names = {t.name for t in (await session.list_tools()).tools}
             assert {"timeline", "kernel_profile", "sass", "gpu_telemetry", "analyze", "critique"} <= names
+            early = await session.call_tool("kernel_profile", {"kernel_regex": "histogram"})
+            assert early.is_error and early.structured_content["error"] == "OrderViolation"  # same method as `ask`
             res = await session.call_tool("analyze", {"paths": ["capture"]})
             assert not res.is_error, res.content
             assert (res.structured_content["bound"], res.structured_content["mechanism"]) == ("latency", "atomic_contention")
@@ -38,3 +40,7 @@ async def test_stdio_session_lists_tools_and_analyzes(captures, tmp_path):
             assert not tl.is_error, tl.content
             assert tl.structured_content["verdict"] == "kernel"
             assert tl.structured_content["dominant_kernels"][0]["name"].startswith("histogram")
+            other = await session.call_tool("kernel_profile", {"kernel_regex": "^no_such_kernel$"})
+            assert other.is_error and "dominate GPU time" in other.structured_content["message"]
+            kp = await session.call_tool("kernel_profile", {"kernel_regex": "histogram"})
+            assert not kp.is_error, kp.content

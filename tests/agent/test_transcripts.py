@@ -26,6 +26,10 @@ def test_transcript_replays(path, monkeypatch):
     monkeypatch.setattr("kernel_profiler.agent.orchestrator.call_tool", no_tools)
     header, events = tx.read(path)
     assert header["model"] and header["machine"]["hostname"] and header["question"]
+    if "claude" in header["model"].lower():  # no Claude session was ever recorded here: a fake says so everywhere
+        assert header["model_server"]["not_a_claude_session"] and "not Claude" in header["model"]
+        turns = [e["turn"]["model"] for e in events if e["event"] == "model_response"]
+        assert turns and all("not Claude" in m for m in turns)
     r = replay(path)
     assert r.replayed and r.answer is not None
     final = [e for e in events if e["event"] == "answer" and e.get("final")][-1]

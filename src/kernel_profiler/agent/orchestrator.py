@@ -25,6 +25,7 @@ from typing import Any, Callable, Literal, Optional
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field, ValidationError
 
+from ..diagnosis import BOUNDS, MECHANISMS
 from ..errors import KernelProfilerError, UsageError
 from .compact import Compactor
 from .models.expert import ExpertModel
@@ -195,7 +196,8 @@ class Orchestrator:
     # ------------------------------------------------------------ the loop
     def run(self) -> AskResult:
         system = render("system.md.j2", question=self.question, cmd=self.cmd, artifacts=self.artifacts,
-                        insist=self.insist, max_rejections=self.max_rejections)
+                        insist=self.insist, max_rejections=self.max_rejections, max_turns=self.max_turns,
+                        bounds=BOUNDS, mechanisms=MECHANISMS)
         self.messages = [{"role": "user", "content": _intro(self.question, self.cmd, self.artifacts, self.insist),
                           "context": {"cmd": self.cmd, "artifacts": self.artifacts, "insist": self.insist}}]
         force: Optional[str] = None

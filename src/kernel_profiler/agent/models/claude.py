@@ -148,6 +148,7 @@ class ClaudeModel:
                  label: Optional[str] = None):
         self.model = model or os.environ.get("KERNEL_PROFILER_CLAUDE_MODEL") or DEFAULT_MODEL
         # `label` names a non-Claude endpoint honestly (e.g. the tests' fake server); it replaces "claude".
+        self.label = label
         self.name = f"{label or 'claude'}:{self.model}"
         self.caps = caps_for(self.model)
         self.forced_tool_choice = self.caps.forced_tool_choice
@@ -258,7 +259,9 @@ class ClaudeModel:
             sd = getattr(msg, "stop_details", None)
             detail = "; ".join(x for x in (getattr(sd, "category", None), getattr(sd, "explanation", None), text) if x) \
                 or "no explanation given"
-        return ModelTurn(text=text, tool_calls=calls, usage=usage, model=getattr(msg, "model", self.model), raw=raw,
+        served = getattr(msg, "model", None) or self.model
+        return ModelTurn(text=text, tool_calls=calls, usage=usage,
+                         model=f"{self.label}:{served}" if self.label else served, raw=raw,
                          stop_reason=msg.stop_reason, stop_detail=detail)
 
 
