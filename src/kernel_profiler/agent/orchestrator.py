@@ -79,7 +79,11 @@ class AskResult(BaseModel):
             tail = ("\n## Why inconclusive\n" + ("\n".join(f"- {r}" for r in why[-5:]) or "- the run hit its limits")
                     + f"\n\n## What would settle it\n{self.settle or '(unknown)'}\n")
         notes = "".join(f"\n> {n}" for n in self.notices)
-        return head + body + tail + (("\n" + notes.strip() + "\n") if notes else "")
+        u = self.usage
+        tokens = (f"; {u.total_input_tokens} input tokens ({u.cache_read_input_tokens} read from the prompt cache), "
+                  f"{u.output_tokens} output" if u.total_input_tokens or u.output_tokens else "")
+        notes += f"\n> Answer by {self.model}{' (replayed)' if self.replayed else ''}{tokens}."
+        return head + body + tail + "\n" + notes.strip() + "\n"
 
 
 class Submitted(Exception):
