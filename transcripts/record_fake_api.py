@@ -35,7 +35,7 @@ def main() -> int:
                               "what": "tests/agent/fake_messages_api.py on 127.0.0.1, replies scripted by "
                                       "tests/agent/claude_brains.py (Investigator); recorded with "
                                       "transcripts/record_fake_api.py"}}
-    with FakeMessagesAPI(Investigator()) as api:
+    with FakeMessagesAPI(Investigator(batch=True)) as api:  # kernel_profile and sass in one turn
         model = ClaudeModel(api_key=API_KEY, base_url=api.url, label=FAKE_LABEL)
         r = run_ask(QUESTION, None, [art], "claude", str(out), lambda s: None, root=root, model=model,
                     record_extra=extra)
