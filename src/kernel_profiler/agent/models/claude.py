@@ -237,7 +237,7 @@ class ClaudeModel:
         except anthropic.RateLimitError as e:
             raise ModelUnavailable(f"Claude rate limit (429) persisted after the SDK's retries: {_msg(e)}") from None
         except anthropic.APIStatusError as e:
-            if e.status_code >= 500:
+            if e.status_code >= 500 or e.status_code in (408, 409):  # transient: the SDK retried them already
                 what = "overloaded, 529" if e.status_code == 529 else f"HTTP {e.status_code}"
                 raise ModelUnavailable(f"Claude API error ({what}) after the SDK's retries: {_msg(e)}") from None
             kind = _kind(e)
