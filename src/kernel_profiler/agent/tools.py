@@ -26,6 +26,7 @@ from typing import Any, Callable, Literal, Optional
 from pydantic import BaseModel, Field, ValidationError
 
 from ..artifacts import XZ_MAGIC, _decompress_xz, _head, identify, load_paths
+from ..consistency import reconcile
 from ..artifacts import ncu_report
 from .ncu_metrics import ENGINE_METRICS, TARGETED_SECTIONS
 from ..artifacts import sass as sass_reader
@@ -82,7 +83,7 @@ class ToolContext:
         if not self.artifacts:
             return None
         if self._user_arts is None:
-            self._user_arts = load_paths(self.artifacts)
+            self._user_arts = reconcile(load_paths(self.artifacts))  # another device/run/program set apart
         return self._user_arts
 
     def _collected_paths(self) -> tuple[str, ...]:
