@@ -106,3 +106,117 @@ def test_non_utf8_answer_is_bad_input(tmp_path, captures):
     f.write_bytes(b"\xff\xfe\x00bad")
     p = run("critique", f, "--artifacts", captures.case_dir("cu_softmax_naive"))
     assert p.returncode == 2 and "not UTF-8" in p.stderr
+
+
+# ---------------------------------------------------------------- exit codes, --version, report extension
+def test_one_exit_code_table_in_help_and_readme():
+    from pathlib import Path
+
+    from kernel_profiler.exitcodes import MEANING, ExitCode, table_markdown
+
+    codes = [int(c) for c in ExitCode]
+    assert len(set(codes)) == len(codes) and ExitCode.INTERNAL == 3
+    assert ExitCode.WITHIN_NOISE not in (ExitCode.INTERNAL, ExitCode.USAGE, ExitCode.REJECTED)
+    assert ExitCode.DIVERGED not in (ExitCode.INTERNAL, ExitCode.USAGE, ExitCode.REJECTED)
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert table_markdown() in readme  # the README shows the same table, generated from exitcodes.py
+    help_text = run("--help").stdout
+    for c in ExitCode:
+        assert f"{int(c):>3}  {MEANING[c].replace('`', '')}"[:60] in help_text
+
+
+def test_errors_use_the_table():
+    from kernel_profiler.agent.protocol import ReplayDivergence
+    from kernel_profiler.agent.sandbox import SandboxViolation
+    from kernel_profiler.errors import KernelProfilerError
+    from kernel_profiler.exitcodes import ExitCode
+    from kernel_profiler.verify import EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE
+
+    assert KernelProfilerError.exit_code == SandboxViolation.exit_code == ExitCode.USAGE
+    assert ReplayDivergence.exit_code == ExitCode.DIVERGED
+    assert (EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE) == (ExitCode.OK, ExitCode.REJECTED, ExitCode.WITHIN_NOISE)
+
+
+def test_version():
+    from kernel_profiler import __version__
+
+    p = run("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"kernel-profiler {__version__}"
+
+
+def test_replay_divergence_exits_4(tmp_path):
+    from pathlib import Path
+
+    src = Path(__file__).parent.parent / "transcripts" / "live-h200-softmax.jsonl"
+    events = [json.loads(line) for line in src.read_text().splitlines()]
+    final = next(e for e in events if e.get("event") == "answer" and e.get("final"))
+    final["answer"]["bottleneck"] += " (edited after recording)"  # the re-run cannot reproduce this answer
+    bad = tmp_path / "edited.jsonl"
+    bad.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert run("replay", src).returncode == 0
+    p = run("replay", bad)
+    assert p.returncode == 4 and "differs from the recorded one" in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("name", ["x.txt", "x.pdf", "x"])
+def test_report_refuses_unknown_extensions(tmp_path, name):
+    from pathlib import Path
+
+    out = tmp_path / name
+    p = run("report", Path(__file__).parent.parent / "transcripts" / "live-h200-softmax.jsonl", "-o", out)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and ".html" in p.stderr
+    assert not out.exists()
+
+
+def test_analyze_report_must_be_html(tmp_path, captures):
+    p = run("analyze", captures.case_dir("cu_softmax_naive"), "--report", tmp_path / "r.txt")
+    assert p.returncode == 2 and not (tmp_path / "r.txt").exists()
+
+
+# ---------------------------------------------------------------- ask says what it answered
+def _ask(*args, cwd):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    return subprocess.run([sys.executable, "-m", "kernel_profiler.cli", "ask", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=300, env=env)
+
+
+def test_ask_off_topic_question_says_demo_first(tmp_path):
+    p = _ask("why is my GEMM slow", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    first = p.stdout.lstrip().splitlines()[0]
+    assert "bundled demo" in first and "not your program" in first and "not about this softmax" in first
+    j = _ask("why is my GEMM slow", "--json", cwd=tmp_path)
+    d = json.loads(j.stdout)
+    assert list(d)[:2] == ["source", "source_note"] and d["source"] == "demo" and "softmax" in d["source_note"]
+
+
+def test_ask_from_given_captures_says_nothing_extra(tmp_path, captures):
+    p = _ask("why is my softmax slow", "--artifacts", captures.case_dir("cu_softmax_naive"), "--json", cwd=tmp_path)
+    d = json.loads(p.stdout)
+    assert d["source"] == "artifacts" and d["source_note"] is None
+
+
+@pytest.mark.parametrize("cmd,said", [([], "nothing after `--`"), (["./nonexistent_app"], "no such file"),
+                                      (["no-such-program-kp"], "command not found"),
+                                      (["python3", "missing_bench.py"], "no such file")])
+def test_ask_empty_or_missing_program_is_usage_error(tmp_path, cmd, said):
+    p = _ask("q", "--", *cmd, cwd=tmp_path)
+    assert p.returncode == 2 and said in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1  # one line, before any profiling (no progress lines)
+    assert p.stdout == "" and not any(tmp_path.iterdir())
+
+
+def test_ask_repeated_critic_rejection_printed_once(tmp_path):
+    """A real program but no nsys here: every attempt is rejected for the same reason; it is printed once."""
+    import shutil
+
+    if shutil.which("nsys"):
+        pytest.skip("nsys is installed here: the timeline would be captured")
+    p = _ask("why is it slow", "--", "/bin/true", cwd=tmp_path)
+    rejected = [line for line in p.stderr.splitlines() if line.startswith("... critic: rejected (")]
+    assert len(rejected) == 1 and "rejected again, for the same reasons" in p.stderr
+    why = p.stdout.split("## Why inconclusive", 1)[1].split("##", 1)[0]
+    reasons = [line for line in why.splitlines() if line.startswith("- ")]
+    assert reasons and len(reasons) == len(set(reasons))

@@ -57,14 +57,38 @@ def test_telemetry_from_the_h200(run_dir):
     assert max(s["sm_clock_mhz"] for s in t["samples"]) > 1000
 
 
-def _sh(*args, env=None):
-    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60)
+def _sh(*args, env=None, cwd=None):
+    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60, cwd=cwd)
 
 
-def test_help_and_bad_use():
+def test_help_and_bad_use(tmp_path):
     assert _sh("--help").returncode == 0
-    p = _sh("ncu", "true")
+    p = _sh("ncu", "true", cwd=tmp_path)
     assert p.returncode == 2 and "profile.sh:" in p.stderr
+    assert not any(tmp_path.iterdir())  # a refused call leaves no kp-artifacts/ folder behind
+
+
+@pytest.mark.parametrize("args,env", [(["ncu", "true"], {}), (["sass", "no_such_binary"], {}),
+                                      (["nsys", "true"], {"PATH": "/usr/bin:/bin"})])
+def test_refusals_create_no_output_folder(tmp_path, args, env):
+    import os
+
+    if args[0] == "nsys" and shutil.which("nsys", path="/usr/bin:/bin"):
+        pytest.skip("nsys is installed here")
+    p = _sh(*args, env={**os.environ, **env}, cwd=tmp_path)
+    assert p.returncode == 2 and not any(tmp_path.iterdir()), p.stderr
+
+
+def test_reachable_as_kernel_profiler_subcommand(tmp_path):
+    """The packaged script (tools/profile.sh links to it) runs as `kernel-profiler profile` from any folder."""
+    import sys
+
+    assert SCRIPT.resolve() == (Path(__file__).parent.parent / "src" / "kernel_profiler" / "data" / "profile.sh")
+    cli = [sys.executable, "-m", "kernel_profiler.cli", "profile"]
+    h = subprocess.run([*cli, "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert h.returncode == 0 and "kernel-profiler profile nsys CMD" in h.stdout
+    p = subprocess.run([*cli, "sass", "no_such_binary"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert p.returncode == 2 and "profile.sh:" in p.stderr and not any(tmp_path.iterdir())
 
 
 def test_missing_profiler_is_explained(tmp_path):

@@ -1,8 +1,6 @@
 """The `kernel-profiler` command line. The only module that prints.
 
-Exit codes: 0 success (for `critique`: accepted), 1 `critique` rejected the
-answer, 2 bad input or a missing tool (one-line message, no traceback),
-3 internal error (set KP_DEBUG=1 for the traceback).
+Exit codes: the table in exitcodes.py (shown by `--help` and in the README).
 """
 from __future__ import annotations
 
@@ -16,9 +14,23 @@ import typer
 
 from . import __version__
 from .errors import KernelProfilerError, UsageError
+from .exitcodes import ExitCode, table_text
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="What limits this kernel or this program's GPU time, and what exactly should change.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  help="What limits this kernel or this program's GPU time, and what exactly should change.",
+                  epilog="Exit codes (every command):\n\n\b\n" + table_text())
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kernel-profiler {__version__}")
+        raise typer.Exit(ExitCode.OK)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="print the version and exit")) -> None:
+    """What limits this kernel or this program's GPU time, and what exactly should change."""
 
 EXAMPLE = Path(__file__).parent / "data" / "examples" / "softmax"
 
@@ -27,9 +39,17 @@ def _err(msg: str) -> None:
     typer.echo(f"kernel-profiler: {msg}", err=True)
 
 
-def _check_new(path: Optional[Path], flag: str) -> None:
-    if path is not None and path.exists():
+def _check_new(path: Optional[Path], flag: str, suffixes: tuple[str, ...] = ()) -> None:
+    if path is None:
+        return
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise UsageError(f"{flag} {path}: the file name must end in {' or '.join(suffixes)} "
+                         "(the extension chooses the format)")
+    if path.exists():
         raise UsageError(f"{path} already exists; choose another {flag} file (nothing was overwritten)")
+
+
+HTML = (".html", ".htm")
 
 
 def _write_report(d, out: Path, paths=None, rooflines=None) -> None:
@@ -74,7 +94,7 @@ def analyze(
 
     if fmt not in ("text", "md", "json"):
         raise UsageError(f"--format must be text, md or json, not {fmt!r}")
-    _check_new(report_html, "--report")
+    _check_new(report_html, "--report", HTML)
     an = run(load_paths(paths))  # loaded and analyzed once, for the answer and the report
     d = an.diagnosis
     if report_html is not None:
@@ -111,11 +131,16 @@ def ask(
     if more and not artifacts[: len(artifacts) - len(more)]:
         raise UsageError(f"unexpected arguments {' '.join(more)}: put the command to profile after `--`")
     _check_new(record, "--record")
-    _check_new(report_html, "--report")
+    _check_new(report_html, "--report", HTML)
+    if "--" in sys.argv[1:] and not cmd:
+        raise UsageError("nothing after `--`: give the program to profile, e.g. `-- python bench.py`")
+    if cmd:
+        _check_program(cmd)
     arts = [str(a) for a in artifacts]
+    source_note = None
     if not cmd and not arts and not _has_gpu():
-        _progress(f"no GPU and no --artifacts: using the bundled real capture {EXAMPLE} "
-                  "(a naive softmax profiled on an NVIDIA H200)")
+        source_note = demo_note(question)
+        _progress(f"no GPU and no --artifacts: using the bundled real capture {EXAMPLE}")
         arts = [str(EXAMPLE)]
     # With a GPU and no target, run_ask looks for the program in the working tree (find_targets) and asks
     # which one to profile.
@@ -125,6 +150,8 @@ def ask(
 
     rec = str(record) if record else (str(Path(tempfile.mkdtemp(prefix="kp-ask-")) / "run.jsonl") if report_html else None)
     result = run_ask(question, cmd or None, arts, model or "auto", rec, _progress, insist=insist)
+    if source_note is not None:
+        result.source, result.source_note = "demo", source_note
     if report_html is not None:
         from .runs import diagnosis_from_transcript
 
@@ -144,7 +171,7 @@ def report(run: Path = typer.Argument(..., help="a capture file or folder, or an
 
     if not run.exists():
         raise UsageError(f"{run}: no such file or directory")
-    _check_new(out, "--out")
+    _check_new(out, "--out", HTML + (".md",))
     d = diagnosis_for(run)
     if out.suffix.lower() == ".md":
         out.write_text(markdown(d))
@@ -156,7 +183,10 @@ def report(run: Path = typer.Argument(..., help="a capture file or folder, or an
 @app.command()
 def replay(transcript: Path = typer.Argument(..., help="a JSONL transcript written by `ask --record`"),
            as_json: bool = typer.Option(False, "--json")) -> None:
-    """Re-run a recorded session from its tool results and model turns: no GPU, no profilers, no network."""
+    """Re-run a recorded session from its tool results and model turns: no GPU, no profilers, no network.
+
+    Exit 4 when the re-run diverges from the transcript.
+    """
     from .agent.session import replay as run_replay
 
     result = run_replay(str(transcript), progress=_progress)
@@ -186,7 +216,7 @@ def critique(ctx: typer.Context,
         typer.echo(v.verdict.upper())
         for r in v.reasons:
             typer.echo(f"- {r}")
-    raise typer.Exit(0 if v.verdict == "accept" else 1)
+    raise typer.Exit(ExitCode.OK if v.verdict == "accept" else ExitCode.REJECTED)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -215,6 +245,25 @@ def telemetry(ctx: typer.Context,
     s.write(out)
     _progress(f"{len(s.samples)} samples of {len(s.gpus)} GPU(s) written to {out}")
     raise typer.Exit(rc)
+
+
+PROFILE_SH = Path(__file__).parent / "data" / "profile.sh"
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
+def profile(ctx: typer.Context) -> None:
+    """Capture one level of evidence, then analyze it: `profile nsys CMD...`, `KERNEL=regex profile ncu CMD...`,
+    `profile sass BINARY|DIR`, `profile telemetry CMD...` (`profile --help` for the environment variables).
+
+    Runs the bundled profile.sh (tools/profile.sh in a clone) and exits with its status.
+    """
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    if bash is None:
+        raise UsageError("`kernel-profiler profile` needs bash on PATH")
+    raise typer.Exit(subprocess.run([bash, str(PROFILE_SH), *ctx.args]).returncode)
 
 
 @app.command("install")
@@ -268,7 +317,7 @@ def verify(before: Path = typer.Argument(..., help="captures (file or folder) be
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Did the change work? Per-kernel and overall time with run-to-run noise, the prediction, the new bottleneck.
 
-    Exit 0 improved, 1 regressed (or the predicted metric moved the wrong way), 3 within noise.
+    Exit 0 improved, 1 regressed (or the predicted metric moved the wrong way), 5 within noise.
     """
     from .verify import verify as run_verify
 
@@ -281,6 +330,33 @@ def verify(before: Path = typer.Argument(..., help="captures (file or folder) be
 def version() -> None:
     """Print the version."""
     typer.echo(__version__)
+
+
+def demo_note(question: str) -> str:
+    """What `ask` says first when it answers from the bundled capture instead of the user's program."""
+    off_topic = "" if "softmax" in question.lower() else (
+        "Your question is not about this softmax, so this answer does not answer it. ")
+    return ("This answer is about the bundled demo, not your program: a naive softmax profiled on an NVIDIA H200 "
+            "(no GPU and no --artifacts here). " + off_topic + "Give your captures with --artifacts, "
+            "or your program after `--` on a machine with a GPU.")
+
+
+def _check_program(cmd: list[str]) -> None:
+    """The program after `--` must exist before anything is profiled (exit 2 otherwise)."""
+    import shutil
+
+    exe = cmd[0]
+    if "/" in exe:
+        if not Path(exe).is_file():
+            raise UsageError(f"{exe}: no such file (the program to profile, after `--`)")
+        if not os.access(exe, os.X_OK):
+            raise UsageError(f"{exe}: not executable (chmod +x it, or run it through its interpreter)")
+    elif shutil.which(exe) is None:
+        raise UsageError(f"{exe}: command not found (the program to profile, after `--`)")
+    if Path(exe).name.startswith(("python", "bash", "sh")) and len(cmd) > 1:
+        script = next((a for a in cmd[1:] if not a.startswith("-")), None)
+        if script is not None and script.endswith((".py", ".sh")) and not Path(script).is_file():
+            raise UsageError(f"{script}: no such file (the script to profile, after `--`)")
 
 
 def _has_gpu() -> bool:
@@ -299,20 +375,20 @@ def main() -> None:
         sys.exit(rc if isinstance(rc, int) else 0)
     except KernelProfilerError as e:
         _err(str(e).splitlines()[0] if str(e) else type(e).__name__)
-        sys.exit(e.exit_code)
+        sys.exit(int(e.exit_code))
     except typer.Exit as e:
-        sys.exit(e.exit_code)
+        sys.exit(int(e.exit_code))
     except (typer.Abort, KeyboardInterrupt):
         _err("interrupted")
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except Exception as e:  # click usage errors and anything unexpected
         if hasattr(e, "show") and hasattr(e, "exit_code"):  # click (or typer's vendored click) usage error
             e.show()
-            sys.exit(e.exit_code or 2)
+            sys.exit(e.exit_code or ExitCode.USAGE)
         if os.environ.get("KP_DEBUG"):
             raise
         _err(f"internal error: {type(e).__name__}: {e} (set KP_DEBUG=1 for the traceback)")
-        sys.exit(3)
+        sys.exit(ExitCode.INTERNAL)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .exitcodes import ExitCode
+
 
 class KernelProfilerError(Exception):
     """Base class: an expected failure with a one-line, actionable message."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class ArtifactError(KernelProfilerError):

@@ -63,7 +63,7 @@ per-launch kernel durations. Then:
    diagnosis' bottleneck sentence.
 
 Exit code for CI (`VerifyResult.exit_code()`): 0 improved (and the prediction
-not `wrong_direction`); 1 regressed, or the prediction moved the wrong way; 3
+not `wrong_direction`); 1 regressed, or the prediction moved the wrong way; 5
 within noise (the change could not be told apart from run-to-run variation).
 """
 from __future__ import annotations
@@ -81,6 +81,7 @@ from .consistency import device_mismatch, reconcile
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
 from .engine import run
+from .exitcodes import ExitCode
 from .kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
 from .roofline import roofline
 from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth
@@ -100,9 +101,9 @@ PREDICTION_MIN_FRACTION = 0.5
 Verdict = Literal["improved", "regressed", "within_noise"]
 PredictionStatus = Literal["confirmed", "wrong_direction", "not_evaluated", "partial"]
 
-EXIT_IMPROVED = 0
-EXIT_REGRESSED = 1
-EXIT_WITHIN_NOISE = 3
+EXIT_IMPROVED = ExitCode.OK
+EXIT_REGRESSED = ExitCode.REJECTED
+EXIT_WITHIN_NOISE = ExitCode.WITHIN_NOISE
 
 
 # ----------------------------------------------------------------- models
@@ -189,7 +190,7 @@ class VerifyResult(BaseModel):
                                 "kernel, another device) and inputs set apart on either side")
 
     def exit_code(self) -> int:
-        """0 improved (prediction not wrong_direction); 1 regressed or prediction wrong_direction; 3 within noise."""
+        """0 improved (prediction not wrong_direction); 1 regressed or prediction wrong_direction; 5 within noise (exitcodes.py)."""
         if self.verdict == "regressed" or self.prediction == "wrong_direction":
             return EXIT_REGRESSED
         if self.verdict == "within_noise":

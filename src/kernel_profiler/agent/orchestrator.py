@@ -44,6 +44,10 @@ MAX_TURNS = 16
 class AskResult(BaseModel):
     """What `kernel-profiler ask` / `replay` returns."""
 
+    source: str = Field("program", description="what the answer is about: `program` (the command after `--`), "
+                                              "`artifacts` (the given captures), `demo` (the bundled capture, not "
+                                              "the user's program) or `transcript` (a replayed recording)")
+    source_note: Optional[str] = Field(None, description="said first when the answer is not about the user's program")
     question: str
     model: str = Field(description="the backend that wrote the final answer")
     answer: Optional[dict] = Field(None, description="critic.Answer as JSON (bottleneck, evidence, mechanism, fix, ...)")
@@ -64,7 +68,8 @@ class AskResult(BaseModel):
 
     def markdown(self) -> str:
         a = self.answer or {}
-        head = "# Inconclusive\n\n" if self.inconclusive else ""
+        head = (f"> {self.source_note}\n\n" if self.source_note else "") + (
+            "# Inconclusive\n\n" if self.inconclusive else "")
         ev = "\n".join(f"- {e.get('value')} {e.get('unit') or ''} `{e.get('metric') or ''}`"
                        f"{' — ' + e['text'] if e.get('text') else ''} ({e.get('artifact') or 'no artifact'})"
                        for e in a.get("evidence", []))
@@ -75,7 +80,8 @@ class AskResult(BaseModel):
                 f"## Mechanism\n{a.get('mechanism', '(none)')}\n\n## Fix\n{fix or '(none)'}\n") if a else ""
         tail = ""
         if self.inconclusive:
-            why = [r for v in self.verdicts if v.get("verdict") == "reject" for r in v.get("reasons", [])]
+            why = list(dict.fromkeys(r for v in self.verdicts if v.get("verdict") == "reject"
+                                     for r in v.get("reasons", [])))  # each reason once
             tail = ("\n## Why inconclusive\n" + ("\n".join(f"- {r}" for r in why[-5:]) or "- the run hit its limits")
                     + f"\n\n## What would settle it\n{self.settle or '(unknown)'}\n")
         notes = "".join(f"\n> {n}" for n in self.notices)
@@ -148,6 +154,7 @@ class Orchestrator:
         self.calls: list[str] = []
         self.refused: list[str] = []
         self.rejections = 0
+        self._last_rejection: Optional[str] = None
         self.usage = Usage()
         self.last_answer: Optional[dict] = None
         self.specs = tool_specs()
@@ -363,7 +370,9 @@ class Orchestrator:
         if verdict not in self.verdicts:
             self.verdicts.append(verdict)
         self.rejections += 1
-        self.progress(f"critic: rejected ({'; '.join(verdict['reasons'])[:300]})")
+        said = f"critic: rejected ({'; '.join(verdict['reasons'])[:300]})"
+        self.progress("critic: rejected again, for the same reasons" if said == self._last_rejection else said)
+        self._last_rejection = said
         content = {"verdict": "reject", "reasons": verdict["reasons"],
                    "attempts_left": max(self.max_rejections - self.rejections + 1, 0)}
         self._event("tool_result", id=call_id, name="submit_answer", content=content, is_error=True)
@@ -506,6 +515,7 @@ def run_ask(question: str, cmd: Optional[list[str]], artifacts: list[str], model
                            insist=insist, ctx=ctx, writer=writer, progress=progress).run()
         if ctx.produced:
             res.notices.append(f"captures made by this run are kept in {sandbox.scratch}")
+        res.source = "program" if cmd else "artifacts"
         return res
     finally:
         if writer is not None:
@@ -535,4 +545,7 @@ def replay(path: str | Path, progress: Optional[Callable[[str], None]] = None) -
                                  != json.dumps(res.answer, sort_keys=True)):
         raise ReplayDivergence(f"{src}: the replayed final answer differs from the recorded one")
     res.transcript = src
+    res.source = "transcript"
+    res.source_note = (f"Replayed from the recorded transcript {src} ({header.get('model') or 'model not recorded'}): "
+                       "no program was run and no capture was read now.")
     return res

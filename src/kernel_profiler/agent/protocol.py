@@ -77,6 +77,7 @@ class Model(Protocol):
 # The offline expert reads it; Claude sees the same facts in the message text.
 
 from ..errors import KernelProfilerError  # noqa: E402
+from ..exitcodes import ExitCode  # noqa: E402
 
 
 class ModelUnavailable(KernelProfilerError):
@@ -99,4 +100,4 @@ class ReplayDivergence(KernelProfilerError):
     """A replayed run asked for something other than what the transcript recorded (a different tool,
     different tool arguments, a different model request), or ran past the end of the transcript."""
 
-    exit_code = 4
+    exit_code = ExitCode.DIVERGED

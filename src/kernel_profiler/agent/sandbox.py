@@ -29,6 +29,7 @@ from typing import Optional
 
 from ..toolpaths import find_cuda_tool, find_ncu, find_nsys  # noqa: F401 (re-exported)
 from ..errors import CounterPermission, KernelProfilerError, ToolMissing
+from ..exitcodes import ExitCode
 
 # --- limits -------------------------------------------------------------------
 MAX_REGEX_LEN = 256
@@ -73,7 +74,7 @@ class SandboxViolation(KernelProfilerError):
     a kernel regex or section holding shell metacharacters or not on the allow-list, an out-of-range
     number, or an executable not on the allow-list."""
 
-    exit_code = 3
+    exit_code = ExitCode.USAGE  # a refused request is bad input, not an internal error
 
 
 class TargetFailed(KernelProfilerError):
