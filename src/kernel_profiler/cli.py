@@ -271,14 +271,15 @@ def install_cmd(target: str = typer.Argument(..., help="what to install into: cl
                 dest: Path = typer.Option(Path("."), "--dest", help="project folder that gets .claude/"),
                 user: bool = typer.Option(False, "--user", help="install into ~/.claude instead"),
                 force: bool = typer.Option(False, "--force", help="overwrite files you changed")) -> None:
-    """Install the Claude Code subagent, skills and tools/profile.sh into .claude/."""
+    """Install the Claude Code subagent and its skills into .claude/ (it profiles with `kernel-profiler profile`)."""
     from .install import install
 
     if target != "claude":
         raise UsageError(f"unknown install target {target!r}; the only one is: claude")
     rep = install(Path.home() if user else dest, force=force)
     typer.echo(f"installed {len(rep['installed'])}, unchanged {len(rep['unchanged'])}, kept {len(rep['kept'])} "
-               f"(files you changed; --force overwrites them)")
+               f"(files you changed; --force overwrites them)"
+               + (f", removed {len(rep['removed'])} no longer used" if rep["removed"] else ""))
     for rel in rep["kept"]:
         typer.echo(f"  kept {rel}")
 

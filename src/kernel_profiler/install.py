@@ -1,4 +1,4 @@
-"""`kernel-profiler install claude`: put the subagent, skills and tool script into a `.claude/` tree.
+"""`kernel-profiler install claude`: put the subagent and its skills into a `.claude/` tree.
 
 A manifest (`.claude/.kernel-profiler-install.json`) records what was installed
 and the hash of each file, so that a file the user changed since is never
@@ -17,12 +17,12 @@ MANIFEST = ".kernel-profiler-install.json"
 
 
 def source_root() -> Path:
-    """The repository (or plugin) folder holding agents/, skills/ and tools/."""
+    """The repository (or plugin) folder holding agents/ and skills/."""
     here = Path(__file__).resolve()
     for cand in (here.parents[2], here.parent / "data" / "claude"):
         if (cand / "agents" / "kernel-profiler.md").is_file():
             return cand
-    raise UsageError("cannot find the agents/, skills/ and tools/ folders: install kernel-profiler from a clone "
+    raise UsageError("cannot find the agents/ and skills/ folders: install kernel-profiler from a clone "
                      "of its repository (pip install -e .)")
 
 
@@ -30,13 +30,26 @@ def _sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
+def _remove(target: Path, claude: Path) -> None:
+    """Delete a file put there by install, and the folders it leaves empty (up to .claude/)."""
+    target.unlink()
+    parent = target.parent
+    while parent != claude and parent.exists() and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent
+
+
 def planned(root: Path) -> dict[str, Path]:
-    """Target path relative to .claude/ -> source file."""
+    """Target path relative to .claude/ -> source file.
+
+    Only the agent and the skills: the agent loads the skills by name (its `skills:` front matter, so Claude
+    Code gives it each skill's base directory) and profiles with `kernel-profiler profile ...`, so nothing in
+    it depends on where these files land or on the directory the session runs in.
+    """
     files = {f"agents/{p.name}": p for p in sorted((root / "agents").glob("*.md"))}
     for p in sorted((root / "skills").rglob("*")):
         if p.is_file():
             files[f"skills/{p.relative_to(root / 'skills')}"] = p
-    files["tools/profile.sh"] = root / "tools" / "profile.sh"
     return files
 
 
@@ -44,9 +57,18 @@ def install(dest: Path, force: bool = False) -> dict[str, list[str]]:
     claude = dest / ".claude"
     man_path = claude / MANIFEST
     old = json.loads(man_path.read_text()) if man_path.exists() else {}
-    report: dict[str, list[str]] = {"installed": [], "unchanged": [], "kept": []}
+    report: dict[str, list[str]] = {"installed": [], "unchanged": [], "kept": [], "removed": []}
     new_manifest = dict(old)
-    for rel, src in planned(source_root()).items():
+    plan = planned(source_root())
+    for rel in sorted(set(old) - set(plan)):  # put there by an older version (e.g. tools/profile.sh)
+        target = claude / rel
+        if target.exists() and _sha(target) == old[rel]:
+            _remove(target, claude)
+            report["removed"].append(rel)
+            del new_manifest[rel]
+        elif not target.exists():
+            del new_manifest[rel]
+    for rel, src in plan.items():
         target = claude / rel
         if target.exists():
             current = _sha(target)
@@ -78,12 +100,8 @@ def uninstall(dest: Path) -> dict[str, list[str]]:
         if not target.exists():
             continue
         if _sha(target) == digest:
-            target.unlink()
+            _remove(target, claude)
             report["removed"].append(rel)
-            parent = target.parent
-            while parent != claude and parent.exists() and not any(parent.iterdir()):
-                parent.rmdir()
-                parent = parent.parent
         else:
             report["kept"].append(rel)
     man_path.unlink()
