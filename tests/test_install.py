@@ -200,9 +200,14 @@ def test_installed_agent_steps_from_another_directory(tmp_path):
     assert step("kernel-profiler", "critique", "h200.md", "--artifacts", "t1", "t2", "t3").returncode == 0
     # A wrong answer is rejected: the check can fail.
     head, ev = answer.stdout.split("## Evidence", 1)
-    first = re.search(r"^- ([0-9][0-9,.]*)", ev, re.M)  # the first evidence number, a tenth of what was measured
-    wrong = head + "## Evidence" + ev[:first.start(1)] + f"{float(first.group(1).replace(',', '')) / 10:g}" + ev[first.end(1):]
-    (work / "wrong.md").write_text(wrong)
+    ev, tail = ev.split("## Mechanism", 1)
+    # Every measured number in the Evidence lines ten times what the captures hold.
+    def tenfold(m: re.Match) -> str:
+        v = float(m.group().replace(",", "")) * 10
+        return f"{int(v):,}" if v == int(v) else f"{v:g}"
+
+    ev = re.sub(r"(?<![\w./])\d[\d,]*(?:\.\d+)?(?![\w/])", tenfold, ev)  # numbers, not names or paths
+    (work / "wrong.md").write_text(head + "## Evidence" + ev + "## Mechanism" + tail)
     assert step("kernel-profiler", "critique", "wrong.md", "--artifacts", "t1", "t2", "t3").returncode == 1
     assert sorted(p.name for p in work.iterdir()) == ["answer.md", "h200.md", "t1", "t2", "t3", "transpose", "wrong.md"]
 
