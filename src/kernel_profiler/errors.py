@@ -34,7 +34,8 @@ class EmptyCapture(ArtifactError):
 
 
 class UnsupportedCapture(ArtifactError):
-    """A real capture that cannot be analyzed as it is (e.g. GPU activity not recorded on that platform).
+    """A real capture that cannot be analyzed as it is: GPU activity not recorded on that platform (WSL2), a
+    non-NVIDIA GPU (ROCm, MTIA), a CPU-only run, or counters without a timeline (CUPTI range profiler).
 
     The message says why and what to capture instead.
     """

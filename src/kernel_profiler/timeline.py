@@ -407,9 +407,9 @@ def rank_kernels(tl: Timeline, lo: float, hi: float) -> pd.DataFrame:
     k = tl.kernels
     if len(k) == 0:
         return pd.DataFrame(columns=["name", "count", "total_ns", "median_ns", "share"])
-    s, e = iv.clip(k["start_ns"].to_numpy(np.float64), k["end_ns"].to_numpy(np.float64), lo, hi)
-    inside = (k["end_ns"].to_numpy(np.float64) > lo) & (k["start_ns"].to_numpy(np.float64) < hi)
-    kk = k[inside].assign(dur=(e - s))
+    st, en = k["start_ns"].to_numpy(np.float64), k["end_ns"].to_numpy(np.float64)
+    inside = (en > lo) & (st < hi)  # zero-length kernels (Kineto `dur: 0`) inside count, with 0 ns
+    kk = k[inside].assign(dur=np.clip(en[inside], lo, hi) - np.clip(st[inside], lo, hi))
     g = kk.groupby("name", sort=False)["dur"].agg(["count", "sum", "median"]).reset_index()
     g.columns = ["name", "count", "total_ns", "median_ns"]
     total = g["total_ns"].sum()

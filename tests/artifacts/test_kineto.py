@@ -222,7 +222,7 @@ def test_chunked_and_whole_parse_agree(captures, tmp_path, monkeypatch):
     monkeypatch.setattr(kineto, "_CHUNK_BYTES", 64 * 1024)
     chunked = kineto.load(path)
     monkeypatch.undo()
-    # ... and compact one-line JSON (no newline to split at: one whole-document parse).
+    # ... and compact one-line JSON (cut at `},{` with no newline between events).
     compact = tmp_path / "compact.json"
     compact.write_bytes(orjson.dumps(raw_doc(captures, "py_item_sync")))
     whole = kineto.load(compact)
@@ -231,6 +231,39 @@ def test_chunked_and_whole_parse_agree(captures, tmp_path, monkeypatch):
         pd.testing.assert_frame_equal(a, c)
     assert (reference.capture_start_ns, reference.capture_end_ns) == (whole.capture_start_ns, whole.capture_end_ns)
     assert reference.processes == whole.processes and reference.gpus == whole.gpus
+
+
+def test_cut_at_the_wrong_depth_falls_back_to_a_whole_parse(captures, tmp_path, monkeypatch):
+    """Objects inside an event's args look like an event boundary too (`}, {`): a block cut there cannot
+    decode (its brackets do not balance), and the reader decodes the whole document instead."""
+    doc = raw_doc(captures, "py_item_sync")
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "cpu_op":
+            e.setdefault("args", {})["nested"] = [{"a": 1}, {"b": 2}]
+    p = tmp_path / "nested.json"
+    p.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    reference = kineto.load(captures.path("py_item_sync", "trace.json.gz"))
+    streamed = []
+    real_stream = kineto._stream
+    monkeypatch.setattr(kineto, "_stream", lambda rd, acc: streamed.append(real_stream(rd, acc)) or streamed[-1])
+    monkeypatch.setattr(kineto, "_CHUNK_BYTES", 4096)
+    got = kineto.load(p)
+    assert streamed == [None]  # the streamed parse gave up...
+    for a, b in zip(_frames(reference), _frames(got)):  # ...and the whole parse read the same
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(captures, capsys, monkeypatch):
+    path = captures.path("py_tiny_ops", "trace.json.gz")
+    monkeypatch.setattr(kineto, "_CHUNK_BYTES", 64 * 1024)
+    monkeypatch.setattr(kineto._Progress, "DELAY", 0.0)
+    monkeypatch.setattr(kineto._Progress, "EVERY", 0.0)
+    with_bar = kineto.load(path, progress=True)
+    err = capsys.readouterr().err
+    assert "trace.json.gz: reading " in err and "%)" in err and err.endswith("\r\x1b[K")  # erased at the end
+    without = kineto.load(path)  # stderr is not a terminal under pytest
+    assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(with_bar.kernels, without.kernels)
 
 
 def test_bare_event_array_and_rank(captures, tmp_path):

@@ -1,17 +1,19 @@
 """PyTorch profiler / Kineto trace JSON (`.json` or `.json.gz`) -> Timeline.
 
-What is read (Chrome trace format as `prof.export_chrome_trace` writes it):
+What is read (Chrome trace format as `prof.export_chrome_trace` writes it), in both schemas:
+PyTorch >= 1.10 (`kernel`, `gpu_memcpy`, `gpu_memset`, `cuda_runtime`, `cuda_driver`, `user_annotation`)
+and PyTorch 1.8/1.9 (`Kernel`, `Memcpy`, `Memset`, `Runtime`, and `ProfilerStep#N` as an `Operator` event).
 
-* `kernel`, `gpu_memcpy`, `gpu_memset` complete events -> kernels / copies / sets.
+* kernel / memcpy / memset complete events -> kernels / copies / sets.
   Copy kind and pageable/pinned come from the name ("Memcpy HtoD (Pageable -> Device)");
   bytes from `args.bytes`, else `args["memory bandwidth (GB/s)"] * dur` (GB/s == byte/ns).
   Kineto puts GPU events under a pseudo-process whose pid is the device id, so a GPU
   event's `pid` here is the *host* pid of the API call with the same correlation id
-  (NaN when no such call is in the trace).
+  (NaN when no such call is in the trace). Zero-length events (`dur: 0`, old traces) are kept.
   Kineto's kernel "shared memory" arg is static + dynamic shared memory per block (CUPTI's two
   fields added): it goes to `static_smem` and `dynamic_smem` is NaN, so static + dynamic (NaN as 0)
   is still the block's total. Kineto has no local-memory field: `local_mem_per_thread` is NaN.
-* `cuda_runtime` and `cuda_driver` events -> api, categorised with the same rules as the
+* runtime / driver events -> api, categorised with the same rules as the
   nsys reader (`api_names.categorize`): cudaStreamWaitEvent is "other" (it only enqueues a
   device-side dependency; the host does not wait), cudaStreamQuery/cudaEventQuery are
   "other" (non-blocking polls), plain cudaMemcpy is "memcpy" (see `api_names.is_blocking_memcpy`).
@@ -19,8 +21,13 @@ What is read (Chrome trace format as `prof.export_chrome_trace` writes it):
   `cpu_op` events are not ranges (one per ATen op: far too many), and `gpu_user_annotation`
   events (Kineto's projection of an annotation onto the GPU stream) are skipped: ranges are
   host-side by contract.
-* `deviceProperties` -> gpus; `distributedInfo.rank` -> rank; `process_name` metadata events
-  -> processes (host processes only: Kineto's "GPU N" pseudo-processes are left out).
+* `deviceProperties` -> gpus (absent from old traces: no gpus); `distributedInfo.rank` -> rank;
+  `process_name` metadata events -> processes (host processes only: Kineto's "GPU N" pseudo-processes
+  are left out).
+
+Refused, with the reason (UnsupportedCapture, one line): traces from AMD GPUs (ROCm: HIP API calls or an
+AMD device) and from MTIA/XPU accelerators, CPU-only traces, and CUPTI range-profiler traces (per-kernel
+counters without a kernel timeline).
 
 Times: Kineto `ts`/`dur` are microseconds (floats with ns resolution). They are converted to
 ns (rounded to whole ns) as float64 *on the trace's own clock*; `baseTimeNanoseconds` is NOT
@@ -29,28 +36,34 @@ clock time add `baseTimeNanoseconds` (when present) yourself. `capture_start_ns`
 `capture_end_ns` are the first start / last end of the events read (the profiler's own
 "PyTorch Profiler (N)" span included when present).
 
-Speed: a 500k-kernel trace is ~700 MB of JSON. The events array is parsed in chunks split
-at raw newlines between events (a raw newline is never inside a JSON string, and every
-chunk must parse on its own, so a split at the wrong depth is detected and we fall back to
-one whole-document parse). Each chunk is reduced to numpy columns right away, so the Python
-objects of only one chunk are alive at a time, with the cyclic GC paused while they are.
+Streaming, typed, columnar: a 500k-kernel trace is ~600 MB of JSON. The file is read (and gunzipped)
+in blocks of `_CHUNK_BYTES`; each block is cut after the last boundary between two events
+(`}` `,` `{`), and the events before the cut are decoded by msgspec straight into small typed structs
+holding only the fields read here (every other key, e.g. a cpu_op's input shapes, is skipped without
+building a Python object). The structs of one block become numpy columns at once and are dropped,
+so memory holds one block, its events and the columns so far, whatever the file size. A cut at the
+wrong depth cannot decode (its brackets do not balance); then, and for layouts with no cut (compact
+one-line JSON, a bare event array), the whole document is decoded at once, still into typed structs.
+A progress bar goes to stderr for big files when it is a terminal.
 """
 from __future__ import annotations
 
 import gc
 import gzip
+import os
 import re
 import sys
+import time
 import zlib
+from operator import attrgetter
 from pathlib import Path
-from operator import itemgetter
-from typing import Any
+from typing import Any, Optional, Union
 
+import msgspec
 import numpy as np
-import orjson
 import pandas as pd
 
-from ..errors import ArtifactError, EmptyCapture
+from ..errors import ArtifactError, EmptyCapture, UnsupportedCapture
 from .api_names import categorize
 from .tables import (API_COLUMNS, COPY_COLUMNS, KERNEL_COLUMNS, RANGE_COLUMNS, SET_COLUMNS, GpuInfo, Timeline,
                      empty)
@@ -59,16 +72,26 @@ GZIP_MAGIC = b"\x1f\x8b"
 _SNIFF_KEYS = (b'"traceEvents"', b'"schemaVersion"', b'"deviceProperties"')
 _SNIFF_BYTES = 1 << 16
 NAN = float("nan")
-_NO_DIM = (NAN, NAN, NAN)
 
-# Split candidates between two events: `}` , <raw newline> `{`.
-_SPLIT = re.compile(rb"\}[ \t\r]*,[ \t\r]*\n[ \t\r\n]*\{")
-_CHUNK_BYTES = 16 << 20
+# An event boundary: `}` `,` `{` with any white space (Kineto writes a newline there).
+_SPLIT = re.compile(rb"\}\s*,\s*\{")
+_ARRAY = re.compile(rb"\s*:\s*\[")
+_CHUNK_BYTES = 4 << 20
+_PROGRESS_BYTES = 64 << 20
 
-_GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
-_API_CATS = ("cuda_runtime", "cuda_driver")
-_RANGE_CATS = ("user_annotation",)
-_SPAN_CATS = ("Trace",)  # the profiler's own span: extends capture start/end only
+# Category -> what it becomes; both schemas.
+_KIND = {
+    "kernel": "kernel", "Kernel": "kernel",
+    "gpu_memcpy": "copy", "Memcpy": "copy",
+    "gpu_memset": "set", "Memset": "set",
+    "cuda_runtime": "api", "cuda_driver": "api", "Runtime": "api", "Driver": "api",
+    "user_annotation": "range", "Operator": "op",
+    "Trace": "span",  # the profiler's own span: extends capture start/end only
+    "cuda_profiler_range": "counters",  # CUPTI range-profiler mode
+}
+_GPU_CATS = tuple(c for c, k in _KIND.items() if k in ("kernel", "copy", "set"))
+_NON_NVIDIA_CATS = (("mtia", "a Meta MTIA accelerator"), ("xpu", "an Intel XPU"))
+_AMD_DEVICE = re.compile(r"\b(AMD|Radeon|Instinct)\b|\bMI\d{3}", re.IGNORECASE)
 
 _COPY_NAME = re.compile(r"Memcpy\s+(\w+)(?:\s*\(\s*(\w+)\s*->\s*(\w+)\s*\))?", re.IGNORECASE)
 _MEM_KINDS = {"pageable": "pageable", "pinned": "pinned", "device": "device", "managed": "managed",
@@ -106,111 +129,254 @@ def _gunzip_head(head: bytes) -> bytes:
         return b""
 
 
+# --------------------------------------------------------------------------- typed events
+
+
+class _Args(msgspec.Struct, gc=False):
+    """The `args` keys read here; msgspec skips every other key without building it."""
+
+    device: Any = None
+    stream: Any = None
+    correlation: Any = None
+    bytes: Any = None
+    bandwidth: Any = msgspec.field(name="memory bandwidth (GB/s)", default=None)
+    registers: Any = msgspec.field(name="registers per thread", default=None)
+    smem: Any = msgspec.field(name="shared memory", default=None)
+    dynamic_smem: Any = msgspec.field(name="dynamic shared memory", default=None)  # no Kineto writes these
+    local_mem: Any = msgspec.field(name="local memory", default=None)  # two today: NaN columns
+    grid: Any = None
+    block: Any = None
+    name: Any = None  # process_name metadata
+    labels: Any = None  # process_labels metadata
+
+
+class _Event(msgspec.Struct, gc=False):
+    ph: Optional[str] = None
+    cat: Optional[str] = None
+    name: Any = None
+    ts: Any = None
+    dur: Any = None
+    pid: Any = None
+    tid: Any = None
+    args: Optional[_Args] = None
+
+
+class _Doc(msgspec.Struct, gc=False):
+    """A trace document: its events and the header keys read (the others are skipped)."""
+
+    traceEvents: list[_Event] = []
+    deviceProperties: Any = None
+    distributedInfo: Any = None
+    baseTimeNanoseconds: Any = None
+
+
+_EVENTS = msgspec.json.Decoder(list[_Event])
+_DOC = msgspec.json.Decoder(_Doc)
+_DOC_OR_EVENTS = msgspec.json.Decoder(Union[_Doc, list[_Event]])
+_NO_ARGS = _Args()
+_EVENT_KEYS = frozenset(_Event.__struct_fields__)
+_HEADER_KEYS = ("deviceProperties", "distributedInfo", "baseTimeNanoseconds")
+
+
+def _lenient(items: Any) -> list[_Event]:
+    """Events from generically decoded JSON, one at a time: non-objects dropped, odd `args`/`cat`/`ph` ignored."""
+    out = []
+    for it in items if isinstance(items, list) else []:
+        if not isinstance(it, dict):
+            continue
+        try:
+            out.append(msgspec.convert(it, _Event))
+            continue
+        except msgspec.ValidationError:
+            pass
+        it = {k: v for k, v in it.items() if k in _EVENT_KEYS}
+        for k in ("cat", "ph"):
+            if not isinstance(it.get(k), str):
+                it.pop(k, None)
+        if not isinstance(it.get("args"), dict):
+            it.pop("args", None)
+        try:
+            out.append(msgspec.convert(it, _Event))
+        except msgspec.ValidationError:
+            continue
+    return out
+
+
+def _decode_events(buf) -> list[_Event]:
+    try:
+        return _EVENTS.decode(buf)
+    except msgspec.ValidationError:  # a malformed event somewhere: decode this chunk item by item
+        return _lenient(msgspec.json.decode(buf))
+
+
+def _decode_doc(buf) -> tuple[list[_Event], dict]:
+    """Whole document (or a tail `{"traceEvents": [...], ...}`): events and header keys."""
+    try:
+        doc = _DOC_OR_EVENTS.decode(buf)
+    except msgspec.ValidationError:
+        doc = msgspec.json.decode(buf)
+        if isinstance(doc, list):
+            return _lenient(doc), {}
+        if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+            raise _NotATrace() from None
+        return _lenient(doc["traceEvents"]), {k: doc[k] for k in _HEADER_KEYS if k in doc}
+    if isinstance(doc, list):
+        return doc, {}
+    return doc.traceEvents, {k: getattr(doc, k) for k in _HEADER_KEYS if getattr(doc, k) is not None}
+
+
+class _NotATrace(Exception):
+    pass
+
+
 # --------------------------------------------------------------------------- load
 
 
-def load(path: Path) -> Timeline:
+def load(path: Path, progress: Optional[bool] = None) -> Timeline:
+    """Read a Kineto trace. `progress`: a progress bar on stderr (None: only for big files on a terminal)."""
     path = Path(path)
-    raw = _read(path)
     gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of short-lived dicts: the cyclic GC would rescan them again and again
+    gc.disable()  # millions of short-lived objects: the cyclic GC would rescan them again and again
     try:
         acc = _Accumulator()
-        header = _parse(path, raw, acc)
-        del raw
+        with _Reader(path, progress) as rd:
+            header = _stream(rd, acc)
+        if header is None:  # not Kineto's layout (compact JSON, a bare array) or a cut at the wrong depth
+            acc = _Accumulator()
+            with _Reader(path, False) as rd:
+                raw = rd.read_all()
+            try:
+                events, header = _decode_doc(raw)
+            except _NotATrace:
+                raise ArtifactError(path, "JSON but not a PyTorch profiler trace (no traceEvents list)") from None
+            except msgspec.DecodeError as e:
+                raise ArtifactError(path, f"not valid JSON, the trace may be truncated ({e})") from None
+            del raw
+            for i in range(0, len(events), 200_000):
+                acc.add(events[i:i + 200_000])
+            del events
         return _build(path, header, acc)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _read(path: Path) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise ArtifactError(path, f"cannot read the file ({e.strerror or e})") from e
-    if not raw or raw.isspace():  # isspace stops at the first other byte; strip() would copy it all
-        raise ArtifactError(path, "the file is empty")
-    if raw.startswith(GZIP_MAGIC):
+class _Reader:
+    """The file's (decompressed) bytes in blocks, with a progress bar on the terminal for big files."""
+
+    def __init__(self, path: Path, progress: Optional[bool]):
+        self.path = path
         try:
-            raw = gzip.decompress(raw)
+            self.raw = open(path, "rb")
+            self.size = os.fstat(self.raw.fileno()).st_size
+            magic = self.raw.read(2)
+            self.raw.seek(0)
+        except OSError as e:
+            raise ArtifactError(path, f"cannot read the file ({e.strerror or e})") from None
+        self.gz = magic == GZIP_MAGIC
+        self.f = gzip.GzipFile(fileobj=self.raw, mode="rb") if self.gz else self.raw
+        self.first = True
+        show = progress if progress is not None else (self.size >= _PROGRESS_BYTES and sys.stderr.isatty())
+        self.bar = _Progress(path.name, self.size) if show else None
+
+    def __enter__(self) -> "_Reader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar:
+            self.bar.close()
+        self.raw.close()
+
+    def read(self, n: int = -1) -> bytes:
+        try:
+            block = self.f.read(n)
         except (OSError, EOFError, zlib.error) as e:
-            raise ArtifactError(path, f"truncated or corrupt gzip data ({e}); copy the trace again") from e
-        if not raw or raw.isspace():
-            raise ArtifactError(path, "the gzip file holds no data")
-    return raw
+            if not self.gz:
+                raise ArtifactError(self.path, f"cannot read the file ({getattr(e, 'strerror', None) or e})") from None
+            raise ArtifactError(self.path, f"truncated or corrupt gzip data ({e}); copy the trace again") from None
+        if self.first:
+            self.first = False
+            if not block or block.isspace():  # isspace stops at the first other byte
+                raise ArtifactError(self.path, "the gzip file holds no data" if self.gz else "the file is empty")
+        if self.bar:
+            self.bar.update(self.raw.tell())
+        return block
+
+    def read_all(self) -> bytes:
+        return self.read(-1)
 
 
-def _parse(path: Path, raw: bytes, acc: "_Accumulator") -> dict:
-    """Feed every event to `acc`; return the top-level keys other than traceEvents."""
-    try:
-        header = _parse_chunked(raw, acc)
-        if header is not None:
-            return header
-    except orjson.JSONDecodeError:
-        pass
-    acc.reset()
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        raise ArtifactError(path, f"not valid JSON, the trace may be truncated ({e})") from e
-    if isinstance(doc, list):  # the Chrome trace format also allows a bare event array
-        events, header = doc, {}
-    elif isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list):
-        events = doc.pop("traceEvents")
-        header = doc
-    else:
-        raise ArtifactError(path, "JSON but not a PyTorch profiler trace (no traceEvents list)")
-    del doc
-    for i in range(0, len(events), 200_000):
-        acc.add(events[i:i + 200_000])
-    return header
+class _Progress:
+    """`name: reading 312/635 MB (49%)` on stderr, redrawn at most 5 times a second, erased at the end."""
+
+    DELAY = 0.5  # s before the first draw: quick reads show nothing
+    EVERY = 0.2  # s between redraws
+
+    def __init__(self, name: str, total: int):
+        self.name, self.total, self.t0, self.last, self.drawn = name, max(total, 1), time.monotonic(), 0.0, False
+
+    def update(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self.t0 < self.DELAY or now - self.last < self.EVERY:
+            return
+        self.last, self.drawn = now, True
+        sys.stderr.write(f"\r{self.name}: reading {done / 2**20:.0f}/{self.total / 2**20:.0f} MB "
+                         f"({100 * done / self.total:.0f}%)")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
-def _parse_chunked(raw: bytes, acc: "_Accumulator") -> dict | None:
-    """Chunked parse of the traceEvents array; None when the layout does not allow it."""
-    key = raw.find(b'"traceEvents"')
-    if key < 0:
-        return None
-    # Cut points: the first event boundary after every _CHUNK_BYTES (index just after a `}`).
-    step = max(min(_CHUNK_BYTES, (len(raw) - key) // 2), 1)
-    cuts, pos = [], key + step
-    while pos < len(raw):
-        m = _SPLIT.search(raw, pos)
-        if m is None:
+def _last_cut(buf: bytearray) -> Optional[tuple[int, int]]:
+    """(end of an event, start of the next) for the last event boundary in buf, or None."""
+    i = len(buf)
+    while True:
+        i = buf.rfind(b"}", 0, i)
+        if i < 0:
+            return None
+        m = _SPLIT.match(buf, i)
+        if m is not None:
+            return i + 1, m.end() - 1
+
+
+def _stream(rd: _Reader, acc: "_Accumulator") -> Optional[dict]:
+    """Decode the traceEvents array block by block; the header keys, or None when the layout does not allow it."""
+    buf = bytearray()
+    while True:  # the start of the events array
+        block = rd.read(_CHUNK_BYTES)
+        buf += block
+        key = buf.find(b'"traceEvents"')
+        m = _ARRAY.match(buf, key + len(b'"traceEvents"')) if key >= 0 else None
+        if m is not None or not block:
             break
-        cuts.append(m.start() + 1)
-        pos = m.end() + step
-    if not cuts:
+    if m is None:
         return None
-    mv = memoryview(raw)
-
-    def next_event(pos: int) -> int:  # start of the `{` after a cut
-        return raw.index(b"{", pos)
-
-    first = orjson.loads(bytes(mv[:cuts[0]]) + b"]}")
-    if not isinstance(first, dict) or not first or list(first)[-1] != "traceEvents" \
-            or not isinstance(first["traceEvents"], list):
-        return None  # the first cut is not inside the traceEvents array
-    acc.add(first.pop("traceEvents"))
-    header = first
-    for a, b in zip(cuts, cuts[1:]):
-        buf = bytearray(b"[")
-        buf += mv[next_event(a):b]
-        buf += b"]"
-        chunk = orjson.loads(buf)
-        del buf
-        acc.add(chunk)
-        del chunk
-    tail = orjson.loads(b'{"traceEvents":[' + bytes(mv[next_event(cuts[-1]):]))
-    if not isinstance(tail, dict) or list(tail)[:1] != ["traceEvents"]:
+    try:
+        _, header = _decode_doc(bytes(buf[:key]) + b'"traceEvents": []}')
+        del buf[:m.end()]
+        eof = False
+        while True:
+            if not eof:
+                block = rd.read(_CHUNK_BYTES)
+                eof = not block
+                buf += block
+            if eof:  # the last events and any header keys after the array
+                events, tail = _decode_doc(b'{"traceEvents":[' + buf)
+                acc.add(events)
+                header.update(tail)
+                return header
+            cut = _last_cut(buf)
+            if cut is None:
+                continue
+            events = _decode_events(b"[" + buf[:cut[0]] + b"]")
+            del buf[:cut[1]]
+            acc.add(events)
+            del events
+    except (msgspec.DecodeError, _NotATrace):
         return None
-    acc.add(tail.pop("traceEvents"))
-    header.update(tail)
-    return header
-
-
 # --------------------------------------------------------------------------- per-chunk columns
 
 
@@ -243,150 +409,111 @@ def _dims(values: list) -> np.ndarray:
     return out
 
 
-def _pick(dicts: list[dict], keys: tuple, defaults: tuple) -> list:
-    """One sequence per key. Fast path: C-level itemgetter when every dict has every key."""
-    try:
-        return list(zip(*map(itemgetter(*keys), dicts)))
-    except (KeyError, TypeError):
-        return [[d.get(k, v) if type(d) is dict else v for d in dicts] for k, v in zip(keys, defaults)]
-
-
-def _times(ts: list, dur: list) -> tuple[np.ndarray, np.ndarray]:
-    start = np.rint(_num(ts) * 1e3)
-    return start, start + np.rint(_num(dur) * 1e3)
-
-
-def _args(evs: list[dict]) -> list[dict]:
-    try:
-        out = list(map(itemgetter("args"), evs))
-    except KeyError:
-        return [a if isinstance(a := e.get("args"), dict) else {} for e in evs]
-    if not all(type(a) is dict for a in out):  # "args": null or a non-object in a malformed trace
-        out = [a if isinstance(a, dict) else {} for a in out]
-    return out
+def _col(objs: list, attr: str) -> list:
+    return list(map(attrgetter(attr), objs))
 
 
 class _Accumulator:
-    """Buckets events by category and reduces each chunk to numpy columns at once."""
+    """Routes each chunk's events by category and reduces them to numpy columns at once."""
 
     def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
         self.parts: dict[str, list[dict[str, Any]]] = {k: [] for k in ("kernel", "copy", "set", "api", "range")}
-        self.meta: list[dict] = []
+        self.meta: list[_Event] = []
+        self.cats: set = set()
+        self.counters = 0  # CUPTI range-profiler events
         self.t_min = np.inf
         self.t_max = -np.inf
 
-    def add(self, events: list) -> None:
-        buckets: dict[Any, list] = {c: [] for c in (*_GPU_CATS, *_API_CATS, *_RANGE_CATS, *_SPAN_CATS)}
-        other = []
+    def add(self, events: list[_Event]) -> None:
+        buckets: dict[str, list] = {k: [] for k in (*set(_KIND.values()), None)}
+        route = {c: buckets[k] for c, k in _KIND.items()}
+        route[None] = buckets[None]
+        get = route.get
         for e in events:
-            b = buckets.get(e.get("cat")) if type(e) is dict else None
+            b = get(e.cat)
             if b is not None:
                 b.append(e)
-            elif type(e) is dict and e.get("ph") == "M":
-                other.append(e)
-        self.meta.extend(other)
-        for cat in _GPU_CATS + _API_CATS + _RANGE_CATS + _SPAN_CATS:
-            evs = buckets[cat]
+        self.cats.update(map(attrgetter("cat"), events))
+        self.meta += [e for e in buckets.pop(None) if e.ph == "M"]
+        self.counters += len(buckets.pop("counters"))
+        steps = buckets.pop("op")  # PyTorch 1.8/1.9: ProfilerStep#N is an `Operator` event
+        buckets["range"] += [e for e in steps if isinstance(e.name, str) and e.name.startswith("ProfilerStep#")]
+        for kind, evs in buckets.items():
+            if evs and any(ph != "X" for ph in set(_col(evs, "ph"))):
+                evs = [e for e in evs if e.ph == "X"]  # complete events (Kineto writes no other phase for these)
             if not evs:
                 continue
-            # Complete events only ("X"; Kineto writes no other phase for these categories).
-            ts, dur, names, phs = _pick(evs, ("ts", "dur", "name", "ph"), (NAN, NAN, "", "X"))
-            if any(ph != "X" for ph in set(phs)):
-                keep = [i for i, ph in enumerate(phs) if ph == "X"]
-                evs = [evs[i] for i in keep]
-                ts, dur, names = [ts[i] for i in keep], [dur[i] for i in keep], [names[i] for i in keep]
-                if not evs:
-                    continue
-            start, end = _times(ts, dur)
+            start = np.rint(_num(_col(evs, "ts")) * 1e3)
+            end = start + np.rint(_num(_col(evs, "dur")) * 1e3)
             if np.isfinite(start).any():
                 self.t_min = min(self.t_min, np.nanmin(start))
             if np.isfinite(end).any():
                 self.t_max = max(self.t_max, np.nanmax(end))
-            if cat == "kernel":
-                self.parts["kernel"].append(self._kernels(evs, start, end, names))
-            elif cat == "gpu_memcpy":
-                d = self._gpu_common(evs, start, end, _args(evs))
-                d["name"] = _names(names)
-                self.parts["copy"].append(d)
-            elif cat == "gpu_memset":
-                self.parts["set"].append(self._gpu_common(evs, start, end, _args(evs)))
-            elif cat in _API_CATS:
-                self.parts["api"].append(self._api(evs, start, end, names))
-            elif cat in _RANGE_CATS:
-                self.parts["range"].append(self._host(evs, start, end, names))
-
-    @staticmethod
-    def _gpu_common(evs, start, end, args) -> dict[str, Any]:
-        d = {"start_ns": start, "end_ns": end}
-        dev, stream, corr, byts = _pick(args, ("device", "stream", "correlation", "bytes"), (NAN,) * 4)
-        d["device"], d["stream"], d["correlation"] = _num(dev), _num(stream), _num(corr)
-        byts = _num(byts)
-        if np.isnan(byts).any():
-            bw = _num([a.get("memory bandwidth (GB/s)", NAN) for a in args])  # GB/s == byte/ns
-            byts = np.where(np.isnan(byts), np.rint(bw * (end - start)), byts)
-        d["bytes"] = byts
-        return d
-
-    @staticmethod
-    def _kernels(evs, start, end, names) -> dict[str, Any]:
-        args = _args(evs)
-        d = {"start_ns": start, "end_ns": end, "name": _names(names)}
-        keys = ("device", "stream", "correlation", "registers per thread", "shared memory", "grid", "block")
-        dev, stream, corr, regs, smem, grid, block = _pick(args, keys, (NAN,) * 5 + (_NO_DIM, _NO_DIM))
-        d.update(device=_num(dev), stream=_num(stream), correlation=_num(corr), registers=_num(regs),
-                 static_smem=_num(smem), grid=_dims(grid), block=_dims(block))
-        # Absent from Kineto today (NaN); read if a version ever writes them.
-        for col, key in (("dynamic_smem", "dynamic shared memory"), ("local_mem_per_thread", "local memory")):
-            d[col] = _num([a.get(key, NAN) for a in args]) if isinstance(args[0], dict) and key in args[0] else np.full(len(args), NAN)
-        return d
-
-    @staticmethod
-    def _api(evs, start, end, names) -> dict[str, Any]:
-        pid, tid = _pick(evs, ("pid", "tid"), (None, None))
-        (corr,) = _pick(_args(evs), ("correlation", "correlation"), (NAN, NAN))[:1]
-        return {"start_ns": start, "end_ns": end, "name": _names(names), "pid": list(pid), "tid": list(tid),
-                "correlation": _num(corr)}
-
-    @staticmethod
-    def _host(evs, start, end, names) -> dict[str, Any]:
-        pid, tid = _pick(evs, ("pid", "tid"), (None, None))
-        return {"start_ns": start, "end_ns": end, "name": [str(n) for n in names], "pid": list(pid), "tid": list(tid)}
+            if kind == "span":
+                continue
+            d: dict[str, Any] = {"start_ns": start, "end_ns": end}
+            if kind in ("kernel", "copy", "set"):
+                args = [e.args or _NO_ARGS for e in evs]
+                d.update(device=_num(_col(args, "device")), stream=_num(_col(args, "stream")),
+                         correlation=_num(_col(args, "correlation")))
+                if kind == "kernel":
+                    d.update(name=_names(_col(evs, "name")), registers=_num(_col(args, "registers")),
+                             static_smem=_num(_col(args, "smem")), dynamic_smem=_num(_col(args, "dynamic_smem")),
+                             local_mem_per_thread=_num(_col(args, "local_mem")),
+                             grid=_dims(_col(args, "grid")), block=_dims(_col(args, "block")))
+                else:
+                    byts = _num(_col(args, "bytes"))
+                    if np.isnan(byts).any():  # GB/s == byte/ns
+                        byts = np.where(np.isnan(byts), np.rint(_num(_col(args, "bandwidth")) * (end - start)), byts)
+                    d["bytes"] = byts
+                    if kind == "copy":
+                        d["name"] = _names(_col(evs, "name"))
+            else:
+                d.update(name=_names(_col(evs, "name")) if kind == "api" else [str(n) for n in _col(evs, "name")],
+                         pid=_num(_col(evs, "pid")), tid=_num(_col(evs, "tid")))
+                if kind == "api":
+                    d["correlation"] = _num([(e.args or _NO_ARGS).correlation for e in evs])
+            self.parts[kind].append(d)
 
 
 # --------------------------------------------------------------------------- assembly
 
 
-def _concat(parts: list[dict], key: str) -> Any:
-    vals = [p[key] for p in parts]
-    if isinstance(vals[0], np.ndarray):
-        return np.concatenate(vals)
-    return [x for v in vals for x in v]
-
-
-def _frame(parts: list[dict], columns: list[str], dims: bool = False) -> pd.DataFrame:
+def _columns(parts: list[dict]) -> dict[str, Any]:
+    """The chunks' columns joined (each chunk's piece freed as soon as it is copied), in time order."""
     if not parts:
-        return empty(columns)
-    data: dict[str, Any] = {}
-    for key in parts[0]:
+        return {}
+    cols: dict[str, Any] = {}
+    for key in list(parts[0]):
+        vals = [p.pop(key) for p in parts]
+        arr = np.concatenate(vals) if isinstance(vals[0], np.ndarray) else np.array(
+            [x for v in vals for x in v] or [], dtype=object)
+        del vals
         if key in ("grid", "block"):
-            arr = _concat(parts, key)
             for j, axis in enumerate("xyz"):
-                data[f"{key}_{axis}"] = arr[:, j]
+                cols[f"{key}_{axis}"] = np.ascontiguousarray(arr[:, j])
         else:
-            data[key] = _concat(parts, key)
-    df = pd.DataFrame(data)
-    for c in ("pid", "tid"):
-        if c in df and df[c].dtype == object:
-            df[c] = pd.to_numeric(df[c], errors="coerce")
-    return df
+            cols[key] = arr
+    parts.clear()
+    order = np.argsort(cols["start_ns"], kind="stable")
+    if not (order[1:] > order[:-1]).all():
+        cols = {k: v[order] for k, v in cols.items()}
+    for k in ("pid", "tid"):  # whole numbers stay integers (host pids/tids), as the nsys reader has them
+        if k in cols and len(cols[k]) and not np.isnan(cols[k]).any() and (cols[k] == np.floor(cols[k])).all():
+            cols[k] = cols[k].astype(np.int64)
+    return cols
 
 
-def _copy_name_fields(names: pd.Series) -> pd.DataFrame:
+def _table(cols: dict[str, Any], columns: list[str]) -> pd.DataFrame:
+    """The contract's columns, without copying (copy=False keeps one block per column: no consolidation)."""
+    if not cols or len(cols["start_ns"]) == 0:
+        return empty(columns)
+    return pd.DataFrame({c: cols[c] for c in columns}, copy=False)
+
+
+def _copy_name_fields(names: np.ndarray) -> dict[str, np.ndarray]:
     rows = {}
-    for n in names.unique():
+    for n in pd.unique(names):
         m = _COPY_NAME.search(str(n))
         if not m:
             rows[n] = ("unknown", "unknown", "unknown")
@@ -396,69 +523,78 @@ def _copy_name_fields(names: pd.Series) -> pd.DataFrame:
         src = _MEM_KINDS.get((m.group(2) or "").lower(), "unknown")
         dst = _MEM_KINDS.get((m.group(3) or "").lower(), "unknown")
         rows[n] = (kind, src, dst)
-    table = pd.DataFrame.from_dict(rows, orient="index", columns=["kind", "src", "dst"])
-    return table.reindex(names.to_numpy()).reset_index(drop=True)
+    return {c: np.array([rows[n][j] for n in names], dtype=object) for j, c in enumerate(("kind", "src", "dst"))}
 
 
-def _gpu_table(df: pd.DataFrame, api: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """GPU events with the host pid of their launch call, in time order, as the column contract says."""
-    if len(df) == 0:
-        return empty(columns)
-    df["pid"] = _host_pid(df, api)
-    return df.sort_values("start_ns", kind="stable", ignore_index=True)[columns]
-
-
-def _host_pid(gpu: pd.DataFrame, api: pd.DataFrame) -> np.ndarray:
+def _host_pid(gpu: dict[str, Any], api: dict[str, Any]) -> np.ndarray:
     """Host pid of each GPU event: the pid of the API call with the same correlation id."""
-    if len(gpu) == 0:
-        return np.empty(0)
-    if len(api) == 0:
-        return np.full(len(gpu), NAN)
-    keyed = api.dropna(subset=["correlation"]).drop_duplicates("correlation", keep="first")
-    idx = pd.Index(keyed["correlation"].to_numpy()).get_indexer(gpu["correlation"].to_numpy())
-    pids = keyed["pid"].to_numpy(dtype="float64")
-    return np.where(idx >= 0, pids[np.maximum(idx, 0)], NAN) if len(pids) else np.full(len(gpu), NAN)
+    corr = gpu["correlation"]
+    if not api or len(api["start_ns"]) == 0:
+        return np.full(len(corr), NAN)
+    a_corr = api["correlation"]
+    ok = ~np.isnan(a_corr)
+    keyed = pd.Index(a_corr[ok])
+    first = ~keyed.duplicated(keep="first")
+    idx = keyed[first].get_indexer(corr)
+    pids = np.asarray(api["pid"], dtype="float64")[ok][first]
+    return np.where(idx >= 0, pids[np.maximum(idx, 0)], NAN) if len(pids) else np.full(len(corr), NAN)
 
 
 def _build(path: Path, header: dict, acc: _Accumulator) -> Timeline:
-    kernels = _frame(acc.parts["kernel"], KERNEL_COLUMNS)
-    copies = _frame(acc.parts["copy"], COPY_COLUMNS)
-    sets = _frame(acc.parts["set"], SET_COLUMNS)
-    api = _frame(acc.parts["api"], API_COLUMNS)
-    ranges = _frame(acc.parts["range"], RANGE_COLUMNS)
-    acc.parts.clear()
-    if len(kernels) == 0 and len(copies) == 0 and len(sets) == 0:
-        raise EmptyCapture(path, "the PyTorch profiler trace holds no GPU activity (no kernel, gpu_memcpy or "
-                                 "gpu_memset events); profile with activities=[ProfilerActivity.CPU, "
-                                 "ProfilerActivity.CUDA]")
-
-    if len(api):
-        names = api["name"]
-        cats = {n: categorize(n) for n in names.unique()}
-        api["category"] = names.map(cats)
-        api = api.sort_values("start_ns", kind="stable", ignore_index=True)[API_COLUMNS]
-    else:
-        api = empty(API_COLUMNS)
-    if len(copies):
-        copies = pd.concat([copies.reset_index(drop=True), _copy_name_fields(copies.pop("name"))], axis=1)
-    kernels = _gpu_table(kernels, api, KERNEL_COLUMNS)
-    copies = _gpu_table(copies, api, COPY_COLUMNS)
-    sets = _gpu_table(sets, api, SET_COLUMNS)
-    ranges = ranges.sort_values("start_ns", kind="stable", ignore_index=True)[RANGE_COLUMNS] if len(ranges) \
-        else empty(RANGE_COLUMNS)
+    kernels, copies, sets, api, ranges = (_columns(acc.parts[k]) for k in ("kernel", "copy", "set", "api", "range"))
+    _refuse_if_not_ours(path, header, acc, api, has_gpu=bool(kernels or copies or sets))
+    if api:
+        cats = {n: categorize(n) for n in pd.unique(api["name"])}
+        api["category"] = np.array([cats[n] for n in api["name"]], dtype=object)
+    if copies:
+        copies.update(_copy_name_fields(copies.pop("name")))
+    for gpu in (kernels, copies, sets):
+        if gpu:
+            gpu["pid"] = _host_pid(gpu, api)
 
     rank = None
     dist = header.get("distributedInfo")
     if isinstance(dist, dict) and isinstance(dist.get("rank"), (int, float)) and not isinstance(dist["rank"], bool):
         rank = int(dist["rank"])
     return Timeline(
-        source=str(path), format="kineto", kernels=kernels, copies=copies, sets=sets, api=api, ranges=ranges,
+        source=str(path), format="kineto", kernels=_table(kernels, KERNEL_COLUMNS), copies=_table(copies, COPY_COLUMNS),
+        sets=_table(sets, SET_COLUMNS), api=_table(api, API_COLUMNS), ranges=_table(ranges, RANGE_COLUMNS),
         gpus=_gpus(header.get("deviceProperties")), rank=rank, processes=_processes(acc.meta),
         world_size=_int(dist.get("world_size")) if isinstance(dist, dict) else None,
         utc_origin_ns=_int(header.get("baseTimeNanoseconds")),
         capture_start_ns=float(acc.t_min) if np.isfinite(acc.t_min) else None,
         capture_end_ns=float(acc.t_max) if np.isfinite(acc.t_max) else None,
     )
+
+
+def _refuse_if_not_ours(path: Path, header: dict, acc: _Accumulator, api: dict, has_gpu: bool) -> None:
+    """UnsupportedCapture / EmptyCapture, with the reason, for a trace that is not one NVIDIA GPU timeline."""
+    props = header.get("deviceProperties")
+    devices = [str(p.get("name")) for p in props if isinstance(p, dict)] if isinstance(props, list) else []
+    amd = next((d for d in devices if _AMD_DEVICE.search(d)), None)
+    hip = next((n for n in (pd.unique(api["name"]) if api else []) if str(n).startswith("hip")), None)
+    if amd or hip:
+        seen = f"device '{amd}'" if amd else f"HIP calls such as {hip}"
+        raise UnsupportedCapture(path, f"a ROCm trace from an AMD GPU ({seen}): not an NVIDIA GPU; kernel-profiler "
+                                       "diagnoses CUDA captures only (for AMD GPUs use rocprofv3 / Omniperf)")
+    if has_gpu:
+        return
+    cats = [str(c).lower() for c in acc.cats if c]
+    for prefix, what in _NON_NVIDIA_CATS:
+        if any(c.startswith(prefix) for c in cats):
+            raise UnsupportedCapture(path, f"a trace from {what} ({prefix}_* events): not an NVIDIA GPU; "
+                                           "kernel-profiler diagnoses CUDA captures only")
+    if acc.counters:
+        raise UnsupportedCapture(path, f"a CUPTI range-profiler trace: {acc.counters} cuda_profiler_range events "
+                                       "hold per-kernel counters but no kernel timeline (no kernel durations); "
+                                       "profile again without experimental_config(profiler_metrics=...) for a "
+                                       "timeline, and use Nsight Compute (ncu) for per-kernel counters")
+    if not api:
+        raise UnsupportedCapture(path, "a CPU-only PyTorch profiler trace (no CUDA calls, no GPU events): profile "
+                                       "on an NVIDIA GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
+    raise EmptyCapture(path, "the PyTorch profiler trace holds no GPU activity (no kernel, gpu_memcpy or "
+                             "gpu_memset events, though CUDA calls were traced); profile with "
+                             "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
 
 
 def _int(v) -> int | None:
@@ -480,14 +616,13 @@ def _gpus(props) -> list[GpuInfo]:
     return out
 
 
-def _processes(meta: list[dict]) -> dict[int, str]:
+def _processes(meta: list[_Event]) -> dict[int, str]:
     names: dict[int, str] = {}
     gpu_pids: set = set()
     for e in meta:
-        args = e.get("args") or {}
-        pid = e.get("pid")
-        if e.get("name") == "process_labels" and str(args.get("labels", "")).startswith("GPU"):
-            gpu_pids.add(pid)
-        elif e.get("name") == "process_name" and _int(pid) is not None:
-            names[int(pid)] = str(args.get("name", ""))
+        args = e.args or _NO_ARGS
+        if e.name == "process_labels" and str(args.labels or "").startswith("GPU"):
+            gpu_pids.add(e.pid)
+        elif e.name == "process_name" and _int(e.pid) is not None:
+            names[int(e.pid)] = str(args.name if args.name is not None else "")
     return {p: n for p, n in sorted(names.items()) if p not in gpu_pids}
