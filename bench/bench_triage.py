@@ -30,10 +30,11 @@ DEFAULT_SRC = ROOT / "tests" / "data" / "captures" / "py_tiny_ops" / "trace.json
 
 
 def build_trace(src: Path, target_kernels: int, out: Path, compress: bool) -> dict:
-    import orjson
+    import msgspec
 
+    dumps = msgspec.json.Encoder().encode
     with gzip.open(src, "rb") if src.suffix == ".gz" else open(src, "rb") as f:
-        doc = orjson.loads(f.read())
+        doc = msgspec.json.decode(f.read())
     events = doc.pop("traceEvents")
     per_copy = sum(1 for e in events if e.get("cat") == "kernel")
     copies = max(1, -(-target_kernels // per_copy))
@@ -48,14 +49,14 @@ def build_trace(src: Path, target_kernels: int, out: Path, compress: bool) -> di
 
     header = dict(doc)
     header.setdefault("distributedInfo", {"rank": 0})
-    head = orjson.dumps(header, option=orjson.OPT_INDENT_2)
+    head = msgspec.json.format(dumps(header), indent=2)
     opener = gzip.open(out, "wb", compresslevel=1) if compress else open(out, "wb")
     with opener as f:
         # Kineto's layout: header keys, then "traceEvents": [ one event per line-group ].
         f.write(head[:-2] + b',\n  "traceEvents": [\n  ')
         first = True
         for e in meta:
-            f.write((b"" if first else b",\n  ") + orjson.dumps(e))
+            f.write((b"" if first else b",\n  ") + dumps(e))
             first = False
         for k in range(copies):
             dt, dc, dx = k * period, k * corr_span, k * ext_span
@@ -76,7 +77,7 @@ def build_trace(src: Path, target_kernels: int, out: Path, compress: bool) -> di
                     e2["args"] = a
                 if isinstance(e2.get("name"), str) and e2["name"].startswith("ProfilerStep#"):
                     e2["name"] = f"ProfilerStep#{int(e2['name'][13:]) + k * 1000}"
-                chunk.append(orjson.dumps(e2))
+                chunk.append(dumps(e2))
             f.write(b",\n  " + b",\n  ".join(chunk))
         f.write(b"\n  ]\n}\n")
     return {"kernels": per_copy * copies, "events": len(meta) + len(body) * copies, "copies": copies,
@@ -95,34 +96,18 @@ def _vmhwm_mb() -> float:
 
 
 def worker_kp(path: str) -> dict:
-    import numpy as np
-
     from kernel_profiler.artifacts import kineto
-    try:
-        from kernel_profiler.timeline import triage
-    except ImportError:  # TODO: remove once kernel_profiler.timeline.triage is in the tree
-        triage = None
+    from kernel_profiler.timeline import triage
+
     rss0 = _vmhwm_mb()
     t0 = time.perf_counter()
-    tl = kineto.load(Path(path))
+    tl = kineto.load(Path(path), progress=False)
     t1 = time.perf_counter()
-    if triage is not None:
-        res = triage(tl)
-        what = "kineto.load + timeline.triage"
-        detail = type(res).__name__
-    else:
-        # TODO: stand-in until timeline.triage exists: vectorised busy-union over kernels.
-        s = tl.kernels["start_ns"].to_numpy()
-        e = tl.kernels["end_ns"].to_numpy()
-        o = np.argsort(s, kind="stable")
-        s, e = s[o], np.maximum.accumulate(e[o])
-        new = np.r_[True, s[1:] > e[:-1]]
-        busy = float((np.maximum.reduceat(e, np.flatnonzero(new)) - s[new]).sum())
-        what = "kineto.load + busy-union stand-in (TODO: timeline.triage)"
-        detail = f"busy={busy:.0f}ns"
+    res = triage(tl)
     t2 = time.perf_counter()
-    return {"what": what, "load_s": t1 - t0, "seconds": t2 - t0, "peak_rss_mb": _vmhwm_mb(),
-            "import_rss_mb": rss0, "kernels": int(len(tl.kernels)), "detail": detail}
+    return {"what": "kernel-profiler kineto.load + timeline.triage", "load_s": t1 - t0, "seconds": t2 - t0,
+            "peak_rss_mb": _vmhwm_mb(), "import_rss_mb": rss0, "kernels": int(len(tl.kernels)),
+            "detail": f"verdict={res.verdict} busy={res.summary.busy_fraction:.3f}"}
 
 
 def worker_hta(path: str) -> dict:
@@ -186,14 +171,43 @@ def run_worker(python: str, side: str, path: Path, timeout_s: float | None = Non
     return out
 
 
+DEFAULT_HTA = Path("/work/venv-bench/bin/python")
+GOAL_TIME, GOAL_RSS = 0.1, 0.3  # kernel-profiler / HTA, at the largest size
+
+
+def run_size(path: Path, args) -> dict:
+    """Both sides on one trace, one after the other (never concurrently: they would share the CPUs)."""
+    results = {}
+    sides = [("kp", args.kp_python)] + ([] if args.skip_hta else [("hta", args.hta_python)])
+    for side, py in sides:
+        runs = [run_worker(py, side, path, args.hta_timeout if side == "hta" else None) for _ in range(args.repeat)]
+        best = min(runs, key=lambda r: r["seconds"])
+        best["peak_rss_mb"] = max(r["peak_rss_mb"] for r in runs)
+        results[side] = best
+        shown = f"{best['seconds']:.2f} s" if best["seconds"] != float("inf") else f"> {best['timed_out']:.0f} s"
+        print(f"  {side}: {shown}, peak RSS {best['peak_rss_mb']:.0f} MB  ({best['detail']})", flush=True)
+    return results
+
+
+def ratios(res: dict) -> tuple[str, str, bool]:
+    """Time and RSS ratios kernel-profiler / HTA as text ('< x' when HTA did not finish: upper bounds)."""
+    kp, hta = res["kp"], res["hta"]
+    t = kp["seconds"] / (hta["timed_out"] if hta.get("timed_out") else hta["seconds"])
+    m = kp["peak_rss_mb"] / hta["peak_rss_mb"]
+    lt = "< " if hta.get("timed_out") else ""
+    return f"{lt}{t:.3f}", f"{lt}{m:.3f}", t <= GOAL_TIME and m <= GOAL_RSS
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", choices=["kp", "hta"], help=argparse.SUPPRESS)
     ap.add_argument("path", nargs="?", help="use this trace instead of building one")
     ap.add_argument("--src", type=Path, default=DEFAULT_SRC, help="real capture to repeat")
-    ap.add_argument("--kernels", type=int, default=500_000, help="kernels in the built trace")
+    ap.add_argument("--kernels", default="540000",
+                    help="kernels in the built trace; a comma list (50000,100000,540000) runs each size in turn")
     ap.add_argument("--gz", action="store_true", help="write the built trace gzip'ed (.json.gz)")
-    ap.add_argument("--hta-python", default=sys.executable, help="interpreter with HolisticTraceAnalysis")
+    ap.add_argument("--hta-python", default=str(DEFAULT_HTA) if DEFAULT_HTA.exists() else sys.executable,
+                    help="interpreter with HolisticTraceAnalysis (default: /work/venv-bench/bin/python if present)")
     ap.add_argument("--kp-python", default=sys.executable, help="interpreter with kernel-profiler")
     ap.add_argument("--repeat", type=int, default=1, help="runs per side (best time is reported)")
     ap.add_argument("--skip-hta", action="store_true")
@@ -206,47 +220,60 @@ def main() -> None:
         print(json.dumps(fn(args.path)))
         return
 
-    tmp = None
-    if args.path:
-        path = Path(args.path)
-        info = {}
-    else:
-        tmp = tempfile.TemporaryDirectory(prefix="kp-bench-")
-        path = Path(tmp.name) / ("trace.json.gz" if args.gz else "trace.json")
-        t = time.perf_counter()
-        info = build_trace(args.src, args.kernels, path, args.gz)
-        print(f"built {path}: {info['kernels']:,} kernels, {info['events']:,} events, "
-              f"{info['bytes'] / 2**20:.0f} MiB in {time.perf_counter() - t:.1f} s (from {args.src.parent.name})")
-    try:
-        results = {}
-        sides = [("kp", args.kp_python)] + ([] if args.skip_hta else [("hta", args.hta_python)])
-        for side, py in sides:
-            runs = [run_worker(py, side, path, args.hta_timeout if side == "hta" else None)
-                    for _ in range(args.repeat)]
-            best = min(runs, key=lambda r: r["seconds"])
-            best["peak_rss_mb"] = max(r["peak_rss_mb"] for r in runs)
-            results[side] = best
-            print(f"  {side}: {best['seconds']:.2f} s, peak RSS {best['peak_rss_mb']:.0f} MB  ({best['detail']})",
+    rows = []
+    sizes = [None] if args.path else [int(k) for k in str(args.kernels).split(",")]
+    for n in sizes:
+        tmp = None
+        if args.path:
+            path, info = Path(args.path), {"kernels": None, "bytes": Path(args.path).stat().st_size}
+        else:
+            tmp = tempfile.TemporaryDirectory(prefix="kp-bench-")
+            path = Path(tmp.name) / ("trace.json.gz" if args.gz else "trace.json")
+            t = time.perf_counter()
+            info = build_trace(args.src, n, path, args.gz)
+            print(f"built {path}: {info['kernels']:,} kernels, {info['events']:,} events, "
+                  f"{info['bytes'] / 2**20:.0f} MiB in {time.perf_counter() - t:.1f} s (from {args.src.parent.name})",
                   flush=True)
-        print()
-        print(f"{'side':<62} {'seconds':>8} {'(parse)':>8} {'peak RSS MB':>12}")
-        for side in results:
-            r = results[side]
-            print(f"{r['what']:<62} {r['seconds']:>8.2f} {r['load_s']:>8.2f} {r['peak_rss_mb']:>12.0f}")
-        if "hta" in results:
-            kp, hta = results["kp"], results["hta"]
-            if hta.get("timed_out"):  # a lower bound on HTA's time and memory: the ratios are upper bounds
-                print(f"{'ratio kernel-profiler / HTA (HTA unfinished: upper bounds)':<62} "
-                      f"{'< %.3f' % (kp['seconds'] / hta['timed_out']):>8} {'':>8} "
-                      f"{'< %.3f' % (kp['peak_rss_mb'] / hta['peak_rss_mb']):>12}")
-            else:
-                print(f"{'ratio kernel-profiler / HTA':<62} {kp['seconds'] / hta['seconds']:>8.3f} {'':>8} "
-                      f"{kp['peak_rss_mb'] / hta['peak_rss_mb']:>12.3f}")
-            print(f"baseline: {hta['what']} (include_last_profiler_step=True, visualize=False)")
-        print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+        try:
+            rows.append((info, run_size(path, args)))
+        finally:
+            if tmp is not None:
+                tmp.cleanup()
+
+    print()
+    print(f"{'kernels':>9} {'MiB':>5} | {'kp s':>7} {'(parse)':>7} {'kp RSS MB':>9} | {'HTA s':>8} {'(parse)':>7} "
+          f"{'HTA RSS MB':>10} | {'time ratio':>10} {'RSS ratio':>9}")
+    for info, res in rows:
+        kp, hta = res["kp"], res.get("hta")
+        line = (f"{info['kernels'] or res['kp']['kernels']:>9,} {info['bytes'] / 2**20:>5.0f} | {kp['seconds']:>7.2f} "
+                f"{kp['load_s']:>7.2f} {kp['peak_rss_mb']:>9.0f} |")
+        if hta:
+            done = not hta.get("timed_out")
+            tr, mr, _ = ratios(res)
+            line += (f" {hta['seconds'] if done else hta['timed_out']:>{'8.2f' if done else '8.0f'}}"
+                     f"{'' if done else '+'} {hta['load_s'] if done else float('nan'):>7.2f} "
+                     f"{hta['peak_rss_mb']:>9.0f}{'' if done else '+'} | {tr:>10} {mr:>9}")
+        print(line)
+    if len(rows) > 1:
+        (a, ra), (b, rb) = rows[0], rows[-1]
+        k = (b["kernels"] or rb["kp"]["kernels"]) / (a["kernels"] or ra["kp"]["kernels"])
+        print(f"growth {k:.1f}x kernels: kernel-profiler time {rb['kp']['seconds'] / ra['kp']['seconds']:.1f}x, "
+              f"RSS {rb['kp']['peak_rss_mb'] / ra['kp']['peak_rss_mb']:.1f}x", end="")
+        if "hta" in ra and "hta" in rb:
+            hb, ha = rb["hta"], ra["hta"]
+            lo = "> " if hb.get("timed_out") else ""
+            print(f"; HTA time {lo}{(hb.get('timed_out') or hb['seconds']) / ha['seconds']:.1f}x, "
+                  f"RSS {lo}{hb['peak_rss_mb'] / ha['peak_rss_mb']:.1f}x")
+        else:
+            print()
+    if rows and "hta" in rows[-1][1]:
+        tr, mr, ok = ratios(rows[-1][1])
+        print(f"goal at the largest size: time ratio {tr} (<= {GOAL_TIME}), RSS ratio {mr} (<= {GOAL_RSS}): "
+              f"{'MET' if ok else 'NOT MET'}")
+        print(f"baseline: {rows[-1][1]['hta']['what']} (include_last_profiler_step=True, visualize=False); "
+              "'+': HTA stopped by --hta-timeout, its numbers are lower bounds and the ratios upper bounds")
+    print(f"machine: {os.cpu_count()} CPUs, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
+          f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ class ArtifactError(KernelProfilerError):
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
 
+    def __reduce__(self):  # rebuilt from (path, problem) when a worker process raises it
+        return type(self), (self.path, self.problem)
+
 
 class UnknownFormat(ArtifactError):
     """The file's content matches none of the profiler formats kernel-profiler reads."""

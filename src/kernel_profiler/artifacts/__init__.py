@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from ..errors import (ArtifactError, CounterPermission, EmptyCapture, KernelProfilerError, ToolMissing,
                       UnknownFormat)
-from . import kineto, ncu_csv, ncu_report, nsys_rep, nsys_sqlite, ptxas, sass
+from . import kineto, ncu_csv, ncu_report, nsys_rep, nsys_sqlite, parallel, ptxas, sass
 from .tables import Artifacts, KernelProfile, ResourceUsage, SassFunction, Timeline
 
 HEAD_BYTES = 64 * 1024
@@ -115,6 +115,7 @@ def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artif
     A file named explicitly must load (its error is raised). Files found while walking a
     directory that cannot be used (unknown format, unreadable, refused) are skipped, and
     each skip is listed in `Artifacts.warnings`; if none could be used, the error says why.
+    Timelines (a job's per-rank traces) are read at once, one worker process each (parallel.py).
     """
     arts = Artifacts()
     owned = tmpdir is None
@@ -122,19 +123,32 @@ def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artif
     refused: list[KernelProfilerError] = []
     unknown: list[str] = []
     try:
+        planned = []  # (path, explicit, (load, kind, file to read) | None | the error), in the order given
         for path, explicit in _walk(paths):
             try:
-                loaded = _load_one(arts, path, tmp, explicit)
+                planned.append((path, explicit, _plan_one(path, tmp, explicit)))
             except (ArtifactError, ToolMissing, CounterPermission) as e:
                 if explicit:
                     raise
-                refused.append(e)
-                arts.warnings.append(f"skipped {path}: {_reason(e, path)}")
-                continue
-            if loaded:
-                arts.files.append(str(path))
-            else:
+                planned.append((path, explicit, e))
+        jobs = [p for _, _, p in planned if isinstance(p, tuple)]
+        results = iter(parallel.load_all([(load, real) for load, _, real in jobs],
+                                         in_workers=[kind == "timeline" for _, kind, _ in jobs]))
+        for path, explicit, plan in planned:
+            if plan is None:
                 unknown.append(str(path))
+                continue
+            result = next(results) if isinstance(plan, tuple) else plan
+            if isinstance(result, (ArtifactError, ToolMissing, CounterPermission)):
+                if explicit:
+                    raise result
+                refused.append(result)
+                arts.warnings.append(f"skipped {path}: {_reason(result, path)}")
+                continue
+            if isinstance(result, BaseException):
+                raise result
+            _add(arts, plan[1], result, str(path))
+            arts.files.append(str(path))
     finally:
         if owned:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -157,8 +171,8 @@ def _reason(e: KernelProfilerError, path: Path) -> str:
     return text
 
 
-def _load_one(arts: Artifacts, path: Path, tmp: Path, explicit: bool) -> bool:
-    """Load one file into `arts`; False if it is no known format (an error if it was named explicitly)."""
+def _plan_one(path: Path, tmp: Path, explicit: bool) -> tuple[Callable, str, Path] | None:
+    """(reader, kind, file to read) for one file; None if it is no known format (an error if named explicitly)."""
     if path.stat().st_size == 0:
         raise ArtifactError(path, "the file is empty")
     real = path
@@ -172,13 +186,12 @@ def _load_one(arts: Artifacts, path: Path, tmp: Path, explicit: bool) -> bool:
                 continue
         except ArtifactError:
             continue
-        _add(arts, kind, load(real), str(path))
-        return True
+        return load, kind, real
     if explicit:
         raise UnknownFormat(path, "not a recognised profiler artifact (expected an nsys .sqlite/.nsys-rep, "
                                   "ncu .ncu-rep or CSV, PyTorch trace .json[.gz], SASS/res-usage text, "
                                   "ptxas -v log, or kernel-profiler telemetry JSON)")
-    return False
+    return None
 
 
 def _add(arts: Artifacts, kind: str, result, shown: str) -> None:
