@@ -29,7 +29,8 @@ DEFAULT_SRC = ROOT / "tests" / "data" / "captures" / "py_tiny_ops" / "trace.json
 # --------------------------------------------------------------------------- trace builder
 
 
-def build_trace(src: Path, target_kernels: int, out: Path, compress: bool) -> dict:
+def build_trace(src: Path, target_kernels: int, out: Path, compress: bool, header_update: dict | None = None,
+                period_us: float | None = None) -> dict:
     import msgspec
 
     dumps = msgspec.json.Encoder().encode
@@ -40,7 +41,7 @@ def build_trace(src: Path, target_kernels: int, out: Path, compress: bool) -> di
     copies = max(1, -(-target_kernels // per_copy))
     ts = [e["ts"] for e in events if isinstance(e.get("ts"), (int, float))]
     ends = [e["ts"] + e.get("dur", 0) for e in events if isinstance(e.get("ts"), (int, float))]
-    period = (max(ends) - min(ts)) + 1000.0  # µs, with a 1 ms gap between repeats
+    period = period_us or (max(ends) - min(ts)) + 1000.0  # µs, with a 1 ms gap between repeats
     corr_span = 1 + max([e.get("args", {}).get("correlation", 0) for e in events if isinstance(e.get("args"), dict)]
                         + [e.get("id", 0) for e in events if isinstance(e.get("id"), int)])
     ext_span = 1 + max(e.get("args", {}).get("External id", 0) for e in events if isinstance(e.get("args"), dict))
@@ -49,6 +50,7 @@ def build_trace(src: Path, target_kernels: int, out: Path, compress: bool) -> di
 
     header = dict(doc)
     header.setdefault("distributedInfo", {"rank": 0})
+    header.update(header_update or {})
     head = msgspec.json.format(dumps(header), indent=2)
     opener = gzip.open(out, "wb", compresslevel=1) if compress else open(out, "wb")
     with opener as f:

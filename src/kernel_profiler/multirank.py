@@ -128,6 +128,13 @@ def sample_of_ranks(arts: Artifacts, views: list[RankView]) -> Optional[Finding]
         confidence=0.9)
 
 
+def _is_collective(names: pd.Series) -> np.ndarray:
+    """Per kernel: is it a collective? The pattern runs once per distinct name (names repeat every step)."""
+    names = names.astype(str)
+    hits = [n for n in pd.unique(names) if COLLECTIVE.search(n)]
+    return names.isin(hits).to_numpy()
+
+
 def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Optional[int], Optional[str]]]:
     """(finding, per-rank rows, straggler rank, cause); cause "sample_of_ranks" when the ranks do not cover the job."""
     views = rank_views(arts)
@@ -140,7 +147,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
     coll = []
     for v in views:
         k = v.kernels
-        is_coll = k["name"].astype(str).str.contains(COLLECTIVE)
+        is_coll = _is_collective(k["name"])
         c = k[is_coll].sort_values("start_ns")
         coll.append(c)
     n = min(len(c) for c in coll)
@@ -165,7 +172,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
     compute = []
     for v, c in zip(views, coll):
         k = v.kernels
-        other = k[~k["name"].astype(str).str.contains(COLLECTIVE)]
+        other = k[~_is_collective(k["name"])]
         lo, hi = float(c["start_ns"].iloc[-n:].iloc[0]), float(c["end_ns"].iloc[-1])
         s, e = iv.union(*iv.clip(other["start_ns"].to_numpy(np.float64), other["end_ns"].to_numpy(np.float64), lo, hi))
         compute.append(iv.total(s, e) / max(starts.shape[1] - 1, 1))
