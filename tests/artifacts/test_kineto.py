@@ -275,7 +275,9 @@ def test_bare_event_array_and_rank(captures, tmp_path):
     doc["distributedInfo"] = {"rank": 3, "world_size": 8}
     p2 = tmp_path / "rank3.json"
     p2.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
-    assert kineto.load(p2).rank == 3
+    tl3 = kineto.load(p2)
+    assert (tl3.rank, tl3.world_size) == (3, 8)  # distributedInfo written after the events array
+    assert tl3.utc_origin_ns == doc["baseTimeNanoseconds"] > 1.7e18
 
 
 def test_low_parallelism_triton_kernel(timelines):
