@@ -44,7 +44,7 @@ building a Python object). The structs of one block become numpy columns at once
 so memory holds one block, its events and the columns so far, whatever the file size. A cut at the
 wrong depth cannot decode (its brackets do not balance); then, and for layouts with no cut (compact
 one-line JSON, a bare event array), the whole document is decoded at once, still into typed structs.
-A progress bar goes to stderr for big files when it is a terminal.
+A progress bar goes to stderr for big files when it is a terminal (KERNEL_PROFILER_PROGRESS=0: never).
 """
 from __future__ import annotations
 
@@ -276,7 +276,8 @@ class _Reader:
         self.gz = magic == GZIP_MAGIC
         self.f = gzip.GzipFile(fileobj=self.raw, mode="rb") if self.gz else self.raw
         self.first = True
-        show = progress if progress is not None else (self.size >= _PROGRESS_BYTES and sys.stderr.isatty())
+        show = progress if progress is not None else (self.size >= _PROGRESS_BYTES and sys.stderr.isatty()
+                                                      and os.environ.get("KERNEL_PROFILER_PROGRESS") != "0")
         self.bar = _Progress(path.name, self.size) if show else None
 
     def __enter__(self) -> "_Reader":
@@ -497,7 +498,8 @@ def _columns(parts: list[dict]) -> dict[str, Any]:
     parts.clear()
     order = np.argsort(cols["start_ns"], kind="stable")
     if not (order[1:] > order[:-1]).all():
-        cols = {k: v[order] for k, v in cols.items()}
+        for k in cols:  # one column at a time: the table is never held twice
+            cols[k] = cols[k][order]
     for k in ("pid", "tid"):  # whole numbers stay integers (host pids/tids), as the nsys reader has them
         if k in cols and len(cols[k]) and not np.isnan(cols[k]).any() and (cols[k] == np.floor(cols[k])).all():
             cols[k] = cols[k].astype(np.int64)

@@ -51,6 +51,7 @@ def worker_count(n_files: int) -> int:
 
 
 def _call(load: Callable, path: Path) -> Any:
+    os.environ["KERNEL_PROFILER_PROGRESS"] = "0"  # several workers share the terminal: no progress bars
     return load(path)
 
 
