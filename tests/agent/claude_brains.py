@@ -45,6 +45,7 @@ class Investigator:
         self.batch = batch
         self.submissions = 0
         self.review_prompts: list[str] = []
+        self.errors: list[dict] = []  # tool errors it read
 
     def __call__(self, req: Request):
         if req.structured is not None:
@@ -59,6 +60,9 @@ class Investigator:
                 by[r["name"]] = _json(r["content"])
         last = req.tool_results()[-1] if req.tool_results() else results[-1]
         tl = by.get("timeline", {})
+        if last["name"] == "kernel_profile" and last["is_error"]:  # e.g. no counter access: answer from the timeline
+            self.errors.append(_json(last["content"]))
+            return self._submit(answer_from_finding(tl["findings"][0]))
         if last["name"] == "timeline" or ("kernel_profile" not in by and tl):
             if tl.get("verdict") != "kernel":
                 return self._submit(answer_from_finding(tl["findings"][0]))

@@ -381,3 +381,23 @@ def test_an_outage_mid_investigation_hands_over_to_the_expert(captures, tmp_path
         r, _ = ask(api, captures, tmp_path)
     assert r.tool_calls[0] == "timeline" and r.accepted and r.model == "offline-expert"
     assert "529" in r.notices[0] and "falling back to the offline expert" in r.notices[0]
+
+
+def test_no_counter_access_reaches_the_model_and_the_run_still_answers(captures, tmp_path, monkeypatch):
+    import kernel_profiler.agent.tools as tools
+    from kernel_profiler.errors import CounterPermission
+
+    def no_counters(ctx, inp):
+        raise CounterPermission("ncu reported ERR_NVGPUCTRPERM")
+
+    monkeypatch.setitem(tools.REGISTRY, "kernel_profile", tools.REGISTRY["kernel_profile"].__class__(
+        **{**tools.REGISTRY["kernel_profile"].__dict__, "fn": no_counters}))
+    brain = Investigator()
+    with FakeMessagesAPI(brain) as api:
+        r, _ = ask(api, captures, tmp_path)
+    assert api.violations == [] and r.model == "claude:claude-sonnet-5-5"
+    assert brain.errors[0]["error"] == "CounterPermission" and "NVreg_RestrictProfilingToAdminUsers=0" in \
+        brain.errors[0]["message"]
+    assert r.tool_calls[:2] == ["timeline", "kernel_profile"] and r.answer is not None
+    system = api.requests[0]["system"][0]["text"]
+    assert "ERR_NVGPUCTRPERM" in system and "ToolMissing" in system and "mechanism_id" in system
