@@ -167,3 +167,27 @@ def test_cli_prints_what_was_set_apart(captures, wild):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "INPUTS NOT USED" in p.stdout and f"set apart {wild(CC86)}" in p.stdout
+
+
+def test_v100_timeline_with_an_h200_report_gives_no_mixed_roofline(captures, wild):
+    """The issue's case with real files: a PyTorch-1.8 trace from a V100 (k01) and our H200 ncu report."""
+    v100 = wild("k01_kineto_resnet50_nw0_V100.pt.trace.json.gz")
+    rep = captures.path("cu_sgemm_fp32", "ncu.ncu-rep")
+    try:
+        arts = load_paths([v100, rep])
+    except EmptyCapture:
+        pytest.xfail("k01 (PyTorch 1.8/1.9 trace schema) is not read yet: that reader is issue 13's Kineto part")
+    an = run(arts)
+    assert "V100" in an.diagnosis.device
+    assert _set_apart(an.diagnosis, rep) and not an.kernels and not an.rooflines
+
+
+def test_two_programs_timelines_are_not_read_as_ranks(captures):
+    """Two nsys captures of different programs (run minutes apart) were once compared as two ranks."""
+    a = captures.path("cu_softmax_naive", "nsys.sqlite")
+    b = captures.path("cu_tiny_launches", "nsys.sqlite")
+    d = analyze([a, b])
+    assert not d.ranks and d.straggler_verdict is None
+    (kept,) = d.artifacts
+    (w,) = [w for w in d.warnings if w.startswith("set apart")]
+    assert "another run" in w and kept in w

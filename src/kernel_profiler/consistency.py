@@ -77,11 +77,21 @@ def main_timeline(timelines: list[Timeline]) -> Optional[Timeline]:
     return max(timelines, key=lambda t: (t.format == "nsys-sqlite", len(t.kernels)))
 
 
+# Event times this large (ns) are already on the UTC clock (after 2001-09-09): PyTorch profiler traces
+# older than baseTimeNanoseconds write epoch microseconds.
+EPOCH_NS = 1.0e18
+
+
 def utc_span(tl: Timeline) -> Optional[tuple[float, float]]:
     """The capture's span on the UTC clock (ns), if the file places itself in time."""
-    if tl.utc_origin_ns is None or tl.capture_start_ns is None or tl.capture_end_ns is None:
+    if tl.capture_start_ns is None or tl.capture_end_ns is None:
         return None
-    return tl.utc_origin_ns + tl.capture_start_ns, tl.utc_origin_ns + tl.capture_end_ns
+    origin = tl.utc_origin_ns
+    if origin is None:
+        if tl.capture_start_ns < EPOCH_NS:
+            return None
+        origin = 0
+    return origin + tl.capture_start_ns, origin + tl.capture_end_ns
 
 
 def _function(name: str) -> str:
