@@ -122,7 +122,9 @@ def sol(k: KernelProfile) -> dict[str, float]:
 def detect_no_tensor_cores(k: KernelProfile, r: Optional[Roofline]) -> Optional[Finding]:
     if r is None or r.math_path != "fp32" or not r.flops:
         return None
-    tensor = _m(k, TENSOR_ACTIVE) or 0.0
+    tensor = _m(k, TENSOR_ACTIVE)
+    if tensor is None:  # "the tensor cores sit idle" needs their activity measured, never assumed 0
+        return None
     intensity = r.arithmetic_intensity if r.arithmetic_intensity is not None else float("inf")
     inst = _m(k, INST) or 0.0
     shared_ld = _m(k, SHARED_LD_INST) or 0.0
@@ -151,7 +153,9 @@ def detect_no_tensor_cores(k: KernelProfile, r: Optional[Roofline]) -> Optional[
                       f"Its arithmetic intensity ({intensity:.0f} FLOP per DRAM byte) puts it right of the ridge; ")
                      + f"{_gap_text(r)} on the FP32 path. But FP32 FMA is "
                      f"the slowest path for matrix products on this GPU: the tensor cores offer "
-                     f"{(tf32 or 0) / 1e12:.0f} TFLOP/s in TF32 and about twice that in BF16/FP16. The true ceiling "
+                     + (f"{tf32 / 1e12:.0f} TFLOP/s in TF32 and about twice that in BF16/FP16. " if tf32 else
+                        "several times the FP32 rate in TF32, and about twice that in BF16/FP16. ")
+                     + f"The true ceiling "
                      f"for this work is the tensor path, so the gap to it is several times the FP32 gap."),
         fix=Fix(change=("Run the product on the tensor cores: in PyTorch set "
                         "torch.backends.cuda.matmul.allow_tf32 = True (or torch.set_float32_matmul_precision('high')) "
