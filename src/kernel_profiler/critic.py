@@ -245,6 +245,11 @@ def _add_roofline(f: Facts, r: Roofline) -> None:
     if r.gap:
         for x in (1.0 / r.gap, r.gap - 1.0, 1.0 - 1.0 / r.gap):
             f.add("ratio", x)
+    if r.needed_floor_ns and r.needed_gap:  # the floor for the bytes the work needs (schema 1.1)
+        f.add("time", r.needed_floor_ns); f.add("time", r.duration_ns - r.needed_floor_ns)
+        f.add("bytes", r.needed_bytes); f.add("ratio", r.needed_gap)
+        for x in (1.0 / r.needed_gap, r.needed_gap - 1.0, 1.0 - 1.0 / r.needed_gap):
+            f.add("ratio", x)
     if r.peak_flops:
         f.add("ratio", r.achieved_flops / r.peak_flops)
     if r.peak_bandwidth:

@@ -12,7 +12,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "1.1"  # 1.1: Roofline.needed_* (the floor for the bytes the work needs)
 
 Bound = Literal["host", "transfer", "memory", "compute", "latency", "near_peak", "comms", "inconclusive"]
 Mechanism = Literal[
@@ -70,6 +70,29 @@ class Roofline(BaseModel):
     floor_ns: float = Field(description="max(flops / peak_flops, bytes / peak_bandwidth)")
     gap: float = Field(description="duration / floor: 1.0 is the roofline")
     limiter: Literal["memory", "compute"] = Field(description="which term sets the floor")
+    # Since schema 1.1: the floor for the bytes the work needs (absent in older JSON).
+    needed_bytes: Optional[float] = Field(default=None, description="bytes the work needs to move: the smallest of "
+                                          "the DRAM bytes moved, the bytes the threads requested (useful bytes per "
+                                          "sector x sectors) and the device memory allocated when it ran")
+    needed_source: str = Field(default="", description="which of those bounds set needed_bytes")
+    needed_floor_ns: Optional[float] = Field(default=None, description="max(flops / peak_flops, needed_bytes / "
+                                             "peak_bandwidth): the time the work needs")
+    needed_gap: Optional[float] = Field(default=None, description="duration / needed_floor_ns: the gap answers state")
+    needed_limiter: Optional[Literal["memory", "compute"]] = Field(default=None, description="which term sets the "
+                                                                   "needed floor: the roofline label")
+
+    @property
+    def stated_floor_ns(self) -> float:
+        """The floor answers state: the needed one when known, else the one at the measured traffic."""
+        return self.needed_floor_ns if self.needed_floor_ns else self.floor_ns
+
+    @property
+    def stated_gap(self) -> float:
+        return self.needed_gap if self.needed_gap else self.gap
+
+    @property
+    def stated_limiter(self) -> str:
+        return self.needed_limiter or self.limiter
 
 
 class Fix(BaseModel):

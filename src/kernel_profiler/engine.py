@@ -16,6 +16,7 @@ from .artifacts import load_paths
 from .artifacts.tables import Artifacts, Timeline
 from .consistency import main_timeline, reconcile
 from .diagnosis import Diagnosis, Evidence, Finding, Fix
+from .display import duration
 from .kernels import KernelAnalysis, analyze_kernels, excess_dram_traffic, kernel_key
 from .multirank import analyze_ranks
 from .timeline import TimelineResult, triage
@@ -154,7 +155,7 @@ def _timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:
                  meaning=f"GPU busy {s.busy_fraction:.0%} of the steady window: kernel-bound"),
         Evidence(metric="timeline.kernel_share", value=round(float(top["share"]), 4), unit="ratio", artifact=src,
                  kernel=str(top["name"]), meaning=f"`{kernel_key(str(top['name']))}` takes {top['share']:.0%} of kernel time "
-                                                  f"({int(top['count'])} launches, median {top['median_ns'] / 1e3:.1f} us)"),
+                                                  f"({int(top['count'])} launches, median {duration(top['median_ns'])})"),
     ]
     rows = tl.kernels[tl.kernels["name"] == top["name"]]
     sms = tl.gpus[0].sm_count if tl.gpus else None

@@ -34,9 +34,9 @@ from typing import Iterable, Optional, Sequence
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from .kernels import display_name
 from .diagnosis import Diagnosis, Roofline
-from .report import fmt_value
+from .display import fraction, number, short_name, times
+from .report import also_found, fix_numbers, fmt_value, roofline_sentence, share_text
 
 MAX_CHART_KERNELS = 10  # dominant kernels placed on the roofline
 
@@ -77,7 +77,12 @@ def _collect(d: Diagnosis, rooflines: Optional[Sequence[Roofline]]) -> tuple[lis
     return out[:MAX_CHART_KERNELS], primary
 
 
-short_name = display_name  # kept for callers of the report module
+_CODE = __import__("re").compile(r"`([^`]+)`")
+
+
+def code_spans(text: Optional[str]) -> Markup:
+    """Text with Markdown code spans (`name`) as <code> elements: no literal backticks on the page."""
+    return Markup(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(text or "", quote=False))))
 
 
 def _link(path: str, base: Optional[Path]) -> str:
@@ -125,7 +130,15 @@ def _si(v: float) -> str:
 
 
 def _gap(g: float) -> str:
-    return f"{g:,.0f}x" if g >= 100 else f"{g:.3g}x"
+    return times(g)
+
+
+def _needed_ai(r: Roofline) -> Optional[float]:
+    """Arithmetic intensity of the bytes the work needs, when it differs from the measured one."""
+    if not (r.needed_bytes and r.flops and r.arithmetic_intensity):
+        return None
+    ai = r.flops / r.needed_bytes
+    return ai if ai > r.arithmetic_intensity * 1.02 else None
 
 
 def roofline_svg(kernels: list[Roofline], primary: Optional[Roofline], labels: dict[int, str],
@@ -140,6 +153,9 @@ def roofline_svg(kernels: list[Roofline], primary: Optional[Roofline], labels: d
         return ""
     ridge = pf / bw
     ais = [r.arithmetic_intensity for _, r in pts] + [ridge]
+    need_ai = _needed_ai(primary)
+    if need_ai:
+        ais.append(need_ai)
     ys = [r.achieved_flops for _, r in pts] + [pf]
     xmin, xmax = _decades(min(ais) / 3, max(ais) * 3)
     peaks = [pf] + [r.peak_flops for _, r in pts if r.peak_flops > 0]
@@ -202,32 +218,44 @@ def roofline_svg(kernels: list[Roofline], primary: Optional[Roofline], labels: d
     s.append(f'<text class="ceil-label" transform="translate({lx:.1f} {ly - 8:.1f}) rotate({ang:.1f})">'
              f"DRAM {escape(fmt_value(bw, 'byte/s'))} × AI</text>")
     s.append(_t(L + pw - 4, Y(pf) - 6, f"{primary.math_path}: {fmt_value(pf, 'flop/s')}", "ceil-label", "end"))
-    s.append(_t(X(ridge), Y(pf) - 10, f"ridge {ridge:.3g} FLOP/B", "ceil-label", "middle"))
+    s.append(_t(X(ridge), Y(pf) - 10, f"ridge {number(ridge, 3)} FLOP/B", "ceil-label", "middle"))
     # gap of the primary kernel
     pr = primary
     mark_gap = primary_is_diagnosis or pr.gap >= 1.5  # a fallback kernel's gap only when it is visible
     if mark_gap and pr.arithmetic_intensity and pr.arithmetic_intensity > 0 and pr.achieved_flops > 0:
-        ai = pr.arithmetic_intensity
+        # The gap is drawn at the intensity of the bytes the work needs; when the kernel moved more, a dotted
+        # line runs from its measured point (moved bytes) to that intensity.
+        ai = need_ai or pr.arithmetic_intensity
         roof = min(pf, bw * ai)
         x = X(ai)
-        s.append(f'<g class="gap" {_a(data_gap=_num(pr.gap), data_floor_ns=_num(pr.floor_ns), data_roof_flops=_num(roof))}>')
+        s.append(f'<g class="gap" {_a(data_gap=_num(pr.stated_gap), data_floor_ns=_num(pr.stated_floor_ns), data_measured_gap=_num(pr.gap), data_measured_floor_ns=_num(pr.floor_ns), data_needed_bytes=_num(pr.needed_bytes) if pr.needed_bytes else None, data_ai=_num(ai), data_roof_flops=_num(roof))}>')
+        if need_ai:
+            y0 = Y(pr.achieved_flops)
+            s.append(f'<line class="excess-line" x1="{X(pr.arithmetic_intensity):.1f}" y1="{y0:.1f}" x2="{x:.1f}" '
+                     f'y2="{y0:.1f}" {_a(data_moved_bytes=_num(pr.dram_bytes), data_needed_bytes=_num(pr.needed_bytes))}/>')
+            s.append(f'<circle class="pt needed" cx="{x:.1f}" cy="{y0:.1f}" r="4" {_a(data_ai=_num(ai))}>'
+                     f"<title>at the {escape(fmt_value(pr.needed_bytes, 'byte'))} the work needs "
+                     f"({escape(fmt_value(pr.dram_bytes, 'byte'))} moved)</title></circle>")
         s.append(f'<line class="gap-line" x1="{x:.1f}" y1="{Y(pr.achieved_flops):.1f}" x2="{x:.1f}" y2="{Y(roof):.1f}"/>')
         s.append(f'<line class="gap-line" x1="{x - 5:.1f}" y1="{Y(roof):.1f}" x2="{x + 5:.1f}" y2="{Y(roof):.1f}"/>')
         ym = (Y(pr.achieved_flops) + Y(roof)) / 2
         if Y(pr.achieved_flops) - Y(roof) < 40:  # short segment: the words go below the point
             ym = Y(pr.achieved_flops) + 24
         anchor, dx = ("end", -14) if x > L + pw * 0.75 else ("start", 14)
-        s.append(_t(x + dx, ym, f"gap {_gap(pr.gap)}", "gap-label", anchor))
-        s.append(_t(x + dx, ym + 15, f"floor {fmt_value(pr.floor_ns, 'ns')} vs {fmt_value(pr.duration_ns, 'ns')}",
+        s.append(_t(x + dx, ym, f"gap {_gap(pr.stated_gap)}", "gap-label", anchor))
+        s.append(_t(x + dx, ym + 15, f"floor {fmt_value(pr.stated_floor_ns, 'ns')} vs {fmt_value(pr.duration_ns, 'ns')}",
                     "ceil-label", anchor))
+        if need_ai:
+            s.append(_t(x + dx, ym + 30, f"(moved {fmt_value(pr.dram_bytes, 'byte')}, needs "
+                                         f"{fmt_value(pr.needed_bytes, 'byte')})", "ceil-label", anchor))
         s.append("</g>")
     # kernel points
     for i, r in pts:
         cls = "pt primary" if r is primary else "pt"
         cx, cy = X(r.arithmetic_intensity), Y(r.achieved_flops)
         s.append(f'<circle class="{cls}" cx="{cx:.1f}" cy="{cy:.1f}" r="{6 if r is primary else 5}" '
-                 f'{_a(data_kernel=r.kernel, data_label=labels[i], data_ai=_num(r.arithmetic_intensity), data_flops=_num(r.achieved_flops), data_bw=_num(r.achieved_bandwidth), data_gap=_num(r.gap), data_primary="true" if r is primary else None)}>'
-                 f"<title>{escape(short_name(r.kernel, 120))}: {r.arithmetic_intensity:.3g} FLOP/B, "
+                 f'{_a(data_kernel=r.kernel, data_label=labels[i], data_ai=_num(r.arithmetic_intensity), data_flops=_num(r.achieved_flops), data_bw=_num(r.achieved_bandwidth), data_gap=_num(r.stated_gap), data_primary="true" if r is primary else None)}>'
+                 f"<title>{escape(short_name(r.kernel, 120))}: {number(r.arithmetic_intensity, 3)} FLOP/B, "
                  f"{escape(fmt_value(r.achieved_flops, 'flop/s'))}</title></circle>")
     # labels: points closer than a few pixels share one label ("K1, K2"); others stagger downwards
     groups: list[tuple[float, float, list[str], bool]] = []
@@ -285,7 +313,7 @@ def bandwidth_svg(kernels: list[Roofline], labels: dict[int, str]) -> str:
                  f'width="{pw * min(frac, 1.0):.1f}" height="{row - 8}" '
                  f'{_a(data_kernel=r.kernel, data_label=labels[i], data_bw=_num(r.achieved_bandwidth), data_peak_bw=_num(r.peak_bandwidth), data_no_flops="true" if nof else None)}>'
                  f"<title>{escape(short_name(r.kernel, 120))}</title></rect>")
-        s.append(_t(L + pw + 6, y + 15, f"{fmt_value(r.achieved_bandwidth, 'byte/s')} ({frac:.0%})", "tick"))
+        s.append(_t(L + pw + 6, y + 15, f"{fmt_value(r.achieved_bandwidth, 'byte/s')} ({fraction(frac)})", "tick"))
     peak = kernels[0].peak_bandwidth
     s.append(f'<line class="ceiling mem bw-ceiling" x1="{L + pw}" y1="{T - 4}" x2="{L + pw}" y2="{H - 24}" '
              f'{_a(data_peak_bw=_num(peak))}/>')
@@ -328,7 +356,7 @@ def timeline_svg(d: Diagnosis) -> tuple[str, list[dict]]:
                 "tick"))
     s.append(_t(L + pw, 50, f"steady window {fmt_value(t.window_ns, 'ns')}", "tick", "end"))
     # steady window split
-    s.append(_t(L, 76, f"Steady window ({t.window_source}): GPU busy {t.busy_fraction:.0%}", "axis"))
+    s.append(_t(L, 76, f"Steady window ({t.window_source}): GPU busy {fraction(t.busy_fraction)}", "axis"))
     x = float(L)
     legend = []
     for key, label, ns in segs:
@@ -337,7 +365,8 @@ def timeline_svg(d: Diagnosis) -> tuple[str, list[dict]]:
                  f'{_a(data_segment=key, data_ns=_num(ns))}><title>{escape(label)}: '
                  f'{escape(fmt_value(ns, "ns"))}</title></rect>')
         x += w
-        legend.append({"cls": key, "label": label, "value": fmt_value(ns, "ns"), "share": ns / total})
+        legend.append({"cls": key, "label": label, "value": fmt_value(ns, "ns"), "share": ns / total,
+                       "pct": fraction(ns / total)})
     s.append("</svg>")
     return "\n".join(s), legend
 
@@ -411,14 +440,13 @@ def _env() -> Environment:
     return _ENV
 
 
-def _fix_view(fix) -> Optional[dict]:
+def _fix_view(d: Diagnosis) -> Optional[dict]:
+    fix = d.fix
     if fix is None:
         return None
     arrow = "up" if fix.direction == "increase" else "down"
-    nums = ""
-    if fix.current_value is not None and fix.target_value is not None:
-        nums = f" (now {fix.current_value:.4g}, target {fix.target_value:.4g})"
-    return {"change": fix.change, "metric": fix.metric, "arrow": arrow, "expected": fix.expected, "nums": nums}
+    return {"change": code_spans(fix.change), "metric": fix.metric, "arrow": arrow,
+            "expected": code_spans(fix.expected), "nums": fix_numbers(d)}
 
 
 def render_html(diagnosis: Diagnosis, rooflines: list[Roofline] | None = None, *,
@@ -440,21 +468,25 @@ def render_html(diagnosis: Diagnosis, rooflines: list[Roofline] | None = None, *
     if d.timeline and d.timeline.top_kernels:
         kernel_rows = [{"name": short_name(k.name, 90), "full": k.name, "count": k.count,
                         "total": fmt_value(k.total_ns, "ns"), "median": fmt_value(k.median_ns, "ns"),
-                        "share": k.share} for k in sorted(d.timeline.top_kernels, key=lambda k: -k.share)]
+                        "share": k.share, "pct": fraction(k.share)} for k in sorted(d.timeline.top_kernels, key=lambda k: -k.share)]
     legend = [{"label": labels[i], "name": short_name(r.kernel, 90), "full": r.kernel, "path": r.math_path,
-               "ai": f"{r.arithmetic_intensity:.3g}" if r.arithmetic_intensity else "— (no FLOPs)",
+               "ai": number(r.arithmetic_intensity, 3) if r.arithmetic_intensity else "— (no FLOPs)",
                "flops": fmt_value(r.achieved_flops, "flop/s"), "bw": fmt_value(r.achieved_bandwidth, "byte/s"),
-               "dur": fmt_value(r.duration_ns, "ns"), "floor": fmt_value(r.floor_ns, "ns"), "gap": _gap(r.gap),
-               "limiter": r.limiter, "primary": r is primary} for i, r in enumerate(kernels)]
-    evidence = [{"value": fmt_value(e.value, e.unit), "metric": e.metric, "meaning": e.meaning,
+               "dur": fmt_value(r.duration_ns, "ns"), "floor": fmt_value(r.stated_floor_ns, "ns"),
+               "gap": _gap(r.stated_gap), "limiter": r.stated_limiter, "primary": r is primary,
+               "moved_floor": fmt_value(r.floor_ns, "ns"), "moved_gap": _gap(r.gap),
+               "needed": fmt_value(r.needed_bytes, "byte") if r.needed_bytes else "n/a",
+               "moved": fmt_value(r.dram_bytes, "byte")} for i, r in enumerate(kernels)]
+    evidence = [{"value": fmt_value(e.value, e.unit), "metric": e.metric, "meaning": code_spans(e.meaning),
                  "kernel": short_name(e.kernel, 90) if e.kernel else None, "artifact": e.artifact,
                  "href": _link(e.artifact, base), "name": Path(e.artifact).name} for e in d.evidence]
     artifacts = [{"href": _link(a, base), "path": a, "name": Path(a).name} for a in d.artifacts]
-    secondary = [{"what": f.mechanism or f.bound, "share": f.share, "bottleneck": f.bottleneck}
-                 for f in d.secondary[:8]]
+    secondary = [{"what": f.mechanism or f.bound, "share": share_text(f.share), "bottleneck": code_spans(f.bottleneck)}
+                 for f in also_found(d, 8)]
     page_title = title or f"kernel-profiler: {d.mechanism or d.bound}"
     return _env().get_template("report.html.j2").render(
-        d=d, title=page_title, evidence=evidence, fix=_fix_view(d.fix), roofline_svg=Markup(roof),
+        d=d, title=page_title, evidence=evidence, fix=_fix_view(d), bottleneck=code_spans(d.bottleneck),
+        explanation=code_spans(d.explanation), missing=code_spans("; ".join(d.missing)), roofline_text=roofline_sentence(primary) if primary else "", roofline_svg=Markup(roof),
         bandwidth_svg=Markup(bw), timeline_svg=Markup(tl), timeline_legend=tl_legend,
         ranks_svg=Markup(ranks_svg(d)), kernel_rows=kernel_rows, legend=legend, primary=primary,
         artifacts=artifacts, secondary=secondary, fmt=fmt_value,

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .artifacts.tables import KernelProfile, ResourceUsage, SassFunction
 from .diagnosis import Evidence, Finding, Fix, Roofline
+from .display import duration, short_name, size
 from .mechanisms import detect
 from .roofline import DURATION, roofline
 
@@ -72,21 +73,8 @@ def base_name(name: str) -> str:
 
 
 def display_name(name: str, width: int = 70) -> str:
-    """Kernel name for people: no 'void', argument list, PyTorch namespace or boilerplate template arguments."""
-    n = re.sub(r"^void\s+", "", (name or "").strip())
-    depth = 0
-    for i, ch in enumerate(n):  # cut the argument list (the first '(' outside template brackets)
-        depth += (ch == "<") - (ch == ">")
-        if ch == "(" and depth <= 0 and i > 0:
-            n = n[:i].strip()
-            break
-    n = re.sub(r",\s*std::array<char \*, \(unsigned long\)\d+>", "", n)
-    n = re.sub(r"<\(int\)\d+,\s*", "<", n)
-    n = n.replace("at::native::", "").replace("void ", "")
-    if len(n) <= width:
-        return n
-    half = (width - 1) // 2
-    return n[:half] + "…" + n[-(width - 1 - half):]
+    """Kernel name for people (display.short_name): shortened with an ellipsis, never cut silently."""
+    return short_name(name, width)
 
 
 @dataclass
@@ -176,7 +164,7 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
     return Finding(
         bound="memory", mechanism="excess_dram_traffic", share=share,
         bottleneck=(f"The work is split over {len(streaming)} elementwise kernels that each stream the data through "
-                    f"DRAM: {total_bytes / 1e9:.2f} GB moved where about {biggest / 1e9:.2f} GB (one pass) would do."),
+                    f"DRAM: {size(total_bytes)} moved where about {size(biggest)} (one pass) would do."),
         evidence=[
             Evidence(metric="derived.streaming_kernels", value=len(streaming), unit="count", artifact=src,
                      meaning="memory-bound elementwise kernels, each within 2x of its DRAM roofline"),
@@ -192,8 +180,8 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
         fix=Fix(change=("Fuse the chain into one kernel that reads the input once and writes the output once "
                         "(torch.compile, a fused library op such as F.gelu, a Triton/CUDA kernel)."),
                 metric="derived.streaming_dram_bytes", direction="decrease",
-                expected=f"about {passes:.0f}x fewer DRAM bytes; time from {total_ns / 1e3:.0f} us toward "
-                         f"{total_ns / max(passes, 1) / 1e3:.0f} us", current_value=total_bytes, target_value=biggest),
+                expected=f"about {passes:.0f}x fewer DRAM bytes; time from {duration(total_ns)} toward "
+                         f"{duration(total_ns / max(passes, 1))}", current_value=total_bytes, target_value=biggest),
         confidence=0.8,
     )
 

@@ -15,6 +15,7 @@ from typing import Callable, Optional
 
 from .artifacts.tables import KernelProfile
 from .diagnosis import Evidence, Finding, Fix, Roofline
+from .display import bandwidth, duration, flop_rate, quantity, size, times
 from .roofline import DURATION as DURATION_METRIC
 from .roofline import NEAR_PEAK_GAP, fp32_tensor_alternative
 
@@ -103,10 +104,120 @@ def _ev(k: KernelProfile, metric: str, unit: str, meaning: str, value: Optional[
 
 
 def _gap_text(r: Optional[Roofline]) -> str:
+    """The gap to the roofline, stated against the floor for what the work needs (and, when the kernel moved
+    more bytes than that, the floor at the traffic it measured)."""
     if r is None:
         return "the roofline could not be computed (duration, DRAM bytes or ceilings missing)"
-    return (f"it runs {r.gap:.1f}x its {r.limiter}-bound floor of {r.floor_ns / 1e3:.1f} us "
-            f"({r.duration_ns / 1e3:.1f} us measured)")
+    if r.needed_floor_ns is None:  # a roofline from before schema 1.1
+        return (f"it runs {times(r.gap)} its {r.limiter} floor of {duration(r.floor_ns)} "
+                f"({duration(r.duration_ns)} measured)")
+    if r.stated_limiter == "compute":
+        work = f"the {quantity(r.flops, 'flop')} it executes on the {r.math_path} path"
+    else:
+        work = f"the {size(r.needed_bytes)} it needs to move"
+    out = (f"it runs {times(r.needed_gap)} its {r.stated_limiter} floor of {duration(r.needed_floor_ns)} for {work} "
+           f"({duration(r.duration_ns)} measured)")
+    if r.floor_ns < r.needed_floor_ns * 0.98 or r.floor_ns > r.needed_floor_ns * 1.02:
+        out += (f"; at the {size(r.dram_bytes)} it moved from DRAM the floor is {duration(r.floor_ns)} "
+                f"({times(r.gap)})")
+    return out
+
+
+# What each warp stall reason means (ncu's WarpStateStats names).
+STALL_MEANING = {
+    "long_scoreboard": "waiting for global or local memory (L1TEX) results",
+    "short_scoreboard": "waiting for shared-memory or special-function results",
+    "math_pipe_throttle": "a math pipe is saturated",
+    "not_selected": "eligible but not picked: instruction issue is the limit",
+    "selected": "issuing",
+    "barrier": "waiting at a block barrier (__syncthreads)",
+    "mio_throttle": "the shared-memory/special-function (MIO) queue is full",
+    "lg_throttle": "the local/global memory queue is full",
+    "wait": "fixed-latency dependencies",
+    "membar": "waiting at a memory barrier",
+    "branch_resolving": "resolving branch targets",
+    "no_instruction": "instruction-cache misses",
+    "dispatch_stall": "the dispatcher stalled",
+    "drain": "draining memory stores at exit",
+    "tex_throttle": "the texture queue is full",
+    "imc_miss": "constant-cache misses",
+    "sleeping": "sleeping",
+}
+# ncu's guided-analysis rules about stalls and issue (rule ids as ncu 2025.x names them).
+NCU_STALL_RULES = ("CPIStall", "IssueSlotUtilization", "HighPipeUtilization")
+# Metrics only a report with the SourceCounters section (e.g. --set full) holds.
+SOURCE_COUNTERS = ("smsp__pcsamp_sample_count", "memory_l2_theoretical_sectors_global")
+
+
+def top_stall(k: KernelProfile) -> Optional[tuple[str, float, str]]:
+    """The largest warp stall reason (cycles per issued instruction), excluding 'selected': (reason, value, metric)."""
+    prefix, suffix = STALL.split("{}")
+    best = None
+    for m, v in k.metrics.items():
+        if m.startswith(prefix) and m.endswith(suffix) and v:
+            reason = m[len(prefix):-len(suffix)]
+            if reason != "selected" and (best is None or v > best[1]):
+                best = (reason, v, m)
+    return best
+
+
+def stall_rule(k: KernelProfile) -> Optional[dict]:
+    """ncu's own stall/issue rule with the largest estimated speedup, if the report holds one."""
+    hits = []
+    for r in k.rules:
+        try:
+            sp = float(r.get("speedup") or "nan")
+        except (TypeError, ValueError):
+            sp = float("nan")
+        if r.get("id") in NCU_STALL_RULES and r.get("message"):
+            hits.append((0.0 if sp != sp else sp, -NCU_STALL_RULES.index(r["id"]), r))
+    return max(hits, key=lambda h: h[:2])[2] if hits else None  # ties: the stall rule first
+
+
+def _first_sentence(text: str) -> str:
+    head = re.split(r"(?<=[a-z0-9)])\.\s", text.strip(), maxsplit=1)[0]
+    return head.rstrip(".") + "."
+
+
+def stall_words(k: KernelProfile) -> str:
+    """A sentence naming the largest stall reason and ncu's own rule about it (evidence the report already holds)."""
+    out = ""
+    top = top_stall(k)
+    if top:
+        reason, v, _ = top
+        out = (f" Warps stall mostly on {reason} ({v:.1f} cycles per issued instruction: "
+               f"{STALL_MEANING.get(reason, reason.replace('_', ' '))}).")
+    rule = stall_rule(k)
+    if rule:
+        try:
+            sp = float(rule.get("speedup") or "nan")
+        except (TypeError, ValueError):
+            sp = float("nan")
+        est = f", estimated speedup up to {sp:.0f}%" if sp == sp and sp > 0 else ""
+        out += f" ncu's own guided analysis (rule {rule['id']}{est}): \"{_first_sentence(rule['message'])}\""
+    return out
+
+
+def _stall_evidence(k: KernelProfile) -> list[Evidence]:
+    top = top_stall(k)
+    if top is None:
+        return []
+    reason, _, metric = top
+    return [_ev(k, metric, "cycles/issue", f"largest warp stall reason: {STALL_MEANING.get(reason, reason)}")]
+
+
+def next_look(k: KernelProfile, what: str) -> list[str]:
+    """What would settle it, without asking for evidence the report already holds."""
+    if any(k.get(m) is not None for m in SOURCE_COUNTERS):
+        top = top_stall(k)
+        behind = f"the instructions behind the {top[0]} stalls" if top else what
+        return [f"{behind}: the report already holds per-instruction samples (SourceCounters); list them with "
+                f"`ncu --import {k.source.rsplit('/', 1)[-1]} --page source --csv`"]
+    return [f"a full-set ncu report (--set full) with SourceCounters to locate {what}"]
+
+
+def _floor_words(r: Optional[Roofline]) -> str:
+    return f"its floor of {duration(r.stated_floor_ns)}" if r is not None else "its floor"
 
 
 def _short(name: str) -> str:
@@ -139,13 +250,13 @@ def detect_no_tensor_cores(k: KernelProfile, r: Optional[Roofline]) -> Optional[
     fix_gain = f"up to ~{tf32 / r.peak_flops:.0f}x more math throughput" if tf32 else "several-fold"
     return Finding(
         bound="compute", mechanism="no_tensor_cores", kernel=k.name,
-        bottleneck=(f"`{_short(k.name)}` does matrix multiplication on the FP32 FMA pipe at {r.achieved_flops / 1e12:.1f} "
-                    f"TFLOP/s ({frac:.0%} of the FP32 ceiling) while the tensor cores sit idle."),
+        bottleneck=(f"`{_short(k.name)}` does matrix multiplication on the FP32 FMA pipe at {flop_rate(r.achieved_flops)} "
+                    f"({frac:.0%} of the FP32 ceiling) while the tensor cores sit idle."),
         evidence=[
             _ev(k, TENSOR_ACTIVE, "%", f"tensor pipes active {tensor:.2f}% of peak: no tensor-core work"),
             Evidence(metric="derived.fp32_flops_per_second", value=r.achieved_flops, unit="flop/s", artifact=k.source,
-                     kernel=k.name, meaning=f"{r.flops / 1e9:.1f} GFLOP in {r.duration_ns / 1e3:.1f} us, "
-                                            f"against an FP32 ceiling of {r.peak_flops / 1e12:.1f} TFLOP/s"),
+                     kernel=k.name, meaning=f"{quantity(r.flops, 'flop')} in {duration(r.duration_ns)}, "
+                                            f"against an FP32 ceiling of {flop_rate(r.peak_flops)}"),
             _ev(k, FMA_ACTIVE, "%", "FMA pipe busy: the FP32 path is where the time goes"),
         ],
         explanation=(("Its measured DRAM traffic is inflated (small tiles re-read the operands: only "
@@ -153,7 +264,7 @@ def detect_no_tensor_cores(k: KernelProfile, r: Optional[Roofline]) -> Optional[
                       f"Its arithmetic intensity ({intensity:.0f} FLOP per DRAM byte) puts it right of the ridge; ")
                      + f"{_gap_text(r)} on the FP32 path. But FP32 FMA is "
                      f"the slowest path for matrix products on this GPU: the tensor cores offer "
-                     + (f"{tf32 / 1e12:.0f} TFLOP/s in TF32 and about twice that in BF16/FP16. " if tf32 else
+                     + (f"{flop_rate(tf32)} in TF32 and about twice that in BF16/FP16. " if tf32 else
                         "several times the FP32 rate in TF32, and about twice that in BF16/FP16. ")
                      + f"The true ceiling "
                      f"for this work is the tensor path, so the gap to it is several times the FP32 gap."),
@@ -169,32 +280,33 @@ def detect_no_tensor_cores(k: KernelProfile, r: Optional[Roofline]) -> Optional[
 
 
 def detect_near_peak(k: KernelProfile, r: Optional[Roofline]) -> Optional[Finding]:
-    if r is None or r.gap > NEAR_PEAK_GAP:
+    if r is None or r.stated_gap > NEAR_PEAK_GAP:  # the floor for what the work needs (method.md)
         return None
-    rate = (f"{r.achieved_bandwidth / 1e12:.2f} TB/s of {r.peak_bandwidth / 1e12:.2f} TB/s DRAM bandwidth"
-            if r.limiter == "memory" else
-            f"{r.achieved_flops / 1e12:.0f} of {r.peak_flops / 1e12:.0f} TFLOP/s on the {r.math_path} path")
+    rate = (f"{bandwidth(r.achieved_bandwidth)} of {bandwidth(r.peak_bandwidth)} DRAM bandwidth"
+            if r.stated_limiter == "memory" else
+            f"{flop_rate(r.achieved_flops)} of {flop_rate(r.peak_flops)} on the {r.math_path} path")
+    gap, floor = r.stated_gap, r.stated_floor_ns
     return Finding(
         bound="near_peak", mechanism="near_peak", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is done: it runs within {100 * (r.gap - 1):.0f}% of its {r.limiter} roofline "
+        bottleneck=(f"`{_short(k.name)}` is done: it runs within {100 * (gap - 1):.0f}% of its {r.stated_limiter} roofline "
                     f"({rate})."),
         evidence=[
             _ev(k, "gpu__time_duration.sum", "ns", "measured kernel duration (ncu, replayed in isolation)"),
-            Evidence(metric="derived.roofline_floor_ns", value=r.floor_ns, unit="ns", artifact=k.source, kernel=k.name,
-                     meaning=f"floor = max(FLOPs/peak, bytes/bandwidth) from {r.ceiling_source}"),
-            Evidence(metric="derived.roofline_gap", value=round(r.gap, 3), unit="ratio", artifact=k.source,
+            Evidence(metric="derived.roofline_floor_ns", value=floor, unit="ns", artifact=k.source, kernel=k.name,
+                     meaning=f"floor = max(FLOPs/peak, bytes needed/bandwidth) from {r.ceiling_source}"),
+            Evidence(metric="derived.roofline_gap", value=round(gap, 3), unit="ratio", artifact=k.source,
                      kernel=k.name, meaning="duration / floor; 1.0 is the roofline"),
         ],
-        explanation=(f"The kernel already moves data (or does math) at {100 / r.gap:.0f}% of the hardware ceiling for "
-                     f"the path it uses, so no change inside it can buy more than {100 * (r.gap - 1):.0f}%. Counters "
+        explanation=(f"The kernel already moves data (or does math) at {100 / gap:.0f}% of the hardware ceiling for "
+                     f"the path it uses, so no change inside it can buy more than {100 * (gap - 1):.0f}%. Counters "
                      f"that look unhealthy in isolation (low occupancy, many registers, bank conflicts) are not "
                      f"limiting it. Further gains come from doing less work (fusion, lower precision, skipping "
                      f"passes) or from the next-largest cost in the program."),
         fix=Fix(change="Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work "
                        "itself (fuse neighbouring passes, use a lower-precision path where accuracy allows).",
                 metric="gpu__time_duration.sum", direction="decrease",
-                expected=f"at most {100 * (r.gap - 1):.0f}% from tuning this kernel", current_value=r.duration_ns,
-                target_value=r.floor_ns),
+                expected=f"at most {100 * (gap - 1):.0f}% from tuning this kernel", current_value=r.duration_ns,
+                target_value=floor),
         confidence=0.9,
     )
 
@@ -248,7 +360,7 @@ def detect_local_memory(k: KernelProfile, r: Optional[Roofline]) -> Optional[Fin
         fix=Fix(change=("Keep the data in registers or shared memory: index per-thread arrays only with compile-time "
                         "constants (fully unrolled loops), or move the table to shared memory laid out [entry][thread]; "
                         "for spills, lower register pressure or raise the limit (__launch_bounds__, -maxrregcount)."),
-                metric=LOCAL_LD_SECTORS, direction="decrease", expected="to ~0; kernel time toward its floor",
+                metric=LOCAL_LD_SECTORS, direction="decrease", expected="to ~0; kernel time toward " + _floor_words(r),
                 current_value=_m(k, LOCAL_LD_SECTORS), target_value=0.0),
         confidence=0.85,
     )
@@ -325,7 +437,7 @@ def detect_uncoalesced(k: KernelProfile, r: Optional[Roofline]) -> Optional[Find
                 metric=f"{LD_SECTORS}/{LD_REQUESTS}" if missing else metric,
                 direction="decrease" if missing else "increase",
                 expected=(f"from {spr:.0f} to ~4 sectors per request" if missing else
-                          f"from {worst:.0f} to 32 bytes per sector") + "; kernel time toward the DRAM floor",
+                          f"from {worst:.0f} to 32 bytes per sector") + "; kernel time toward " + _floor_words(r),
                 current_value=spr if missing else worst, target_value=4.0 if missing else 32.0),
         confidence=0.7 if missing else 0.85, missing=missing,
     )
@@ -441,11 +553,12 @@ def detect_instruction_bound(k: KernelProfile, r: Optional[Roofline]) -> Optiona
         evidence=[_ev(k, SM_SOL, "%", "SM throughput"), _ev(k, INST, "inst", "warp instructions executed"),
                   _ev(k, FMA_ACTIVE, "%", "FMA pipe activity")],
         explanation=(f"The SMs are busy issuing instructions that are not the useful floating-point work counted by "
-                     f"the roofline (index arithmetic, conversions, special functions, control flow); {_gap_text(r)}."),
+                     f"the roofline (index arithmetic, conversions, special functions, control flow); {_gap_text(r)}."
+                     + stall_words(k)),
         fix=Fix(change="Cut instructions per element: hoist index math out of loops, use vector loads, replace "
                        "divisions/transcendentals with cheaper forms, unroll to amortize control flow.",
                 metric=INST, direction="decrease", expected="proportional drop in kernel time", current_value=_m(k, INST)),
-        confidence=0.5, missing=["InstructionStats/SourceCounters sections to see which instructions dominate"],
+        confidence=0.5, missing=next_look(k, "the instructions that dominate"),
     )
 
 
@@ -472,7 +585,7 @@ def fallback(k: KernelProfile, r: Optional[Roofline]) -> Finding:
     mem_metric = MEM_SOL if "memory" in s or "dram" not in s else DRAM_SOL
     mem = s.get("memory", s.get("dram"))
     missing = [m for m in (DURATION_METRIC, SM_SOL, MEM_SOL, LD_BYTES_PER_SECTOR, OCC_THEORETICAL) if k.get(m) is None]
-    missing = missing or ["a full-set ncu report (--set full) with SourceCounters to locate the hot instructions"]
+    missing = missing or next_look(k, "the hot instructions")
     if sm is None and mem is None:
         held = [m for m in (DURATION_METRIC, "dram__bytes.sum", "dram__bytes_read.sum") if k.get(m) is not None]
         return Finding(
@@ -499,8 +612,8 @@ def fallback(k: KernelProfile, r: Optional[Roofline]) -> Finding:
         bound=bound if r else "inconclusive", mechanism=None, kernel=k.name, roofline=r,
         bottleneck=(f"`{_short(k.name)}` is {label} ({sm_txt}, {mem_txt} of peak) but no specific "
                     f"mechanism in the report explains its gap."),
-        evidence=[_ev(k, SM_SOL, "%", "SM throughput"), _ev(k, mem_metric, "%", "memory throughput")],
-        explanation=f"None of the mechanism detectors fired; {_gap_text(r)}.",
+        evidence=[_ev(k, SM_SOL, "%", "SM throughput"), _ev(k, mem_metric, "%", "memory throughput")] + _stall_evidence(k),
+        explanation=f"None of the mechanism detectors fired; {_gap_text(r)}." + stall_words(k),
         fix=None, confidence=0.3, missing=missing,
     )
 

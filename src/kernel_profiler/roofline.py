@@ -5,6 +5,14 @@ what the kernel executed: tensor-core ops (HGMMA/HMMA op counters) if any,
 otherwise FP64 or FP32 thread instructions from the SASS counters. Ceilings
 come from the report's own peak-sustained metrics at the clock the kernel ran
 at; the per-GPU table (devices.py) is the fallback.
+
+Two floors: the time at the measured traffic (the DRAM bytes the kernel moved)
+and the time for the bytes the work needs (`needed_bytes`): the smallest of the
+DRAM bytes moved, the bytes its threads asked for (useful bytes per sector x
+sectors, global loads and stores through L1) and the device memory allocated
+when it ran, each byte moved once (ncu's replay footprint). A kernel that reads
+its input three times, or fetches 32-byte sectors for 4 useful bytes, moves
+more than it needs; its gap is stated against the needed floor.
 """
 from __future__ import annotations
 
@@ -27,6 +35,19 @@ DRAM_PEAK = "dram__bytes.sum.peak_sustained"
 FP32_OPS = {"fadd": 1, "fmul": 1, "ffma": 2}
 FP64_OPS = {"dadd": 1, "dmul": 1, "dfma": 2}
 TENSOR_PREFIX = "sm__ops_path_tensor_op_"
+# Global loads/stores through L1 and the useful bytes each sector delivered.
+LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+LD_BYTES_PER_SECTOR = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"
+ST_BYTES_PER_SECTOR = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
+ATOMIC_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum")
+# Traffic that bypasses those counters (TMA, cp.async): the requested-bytes bound is not used then.
+BYPASS = ("l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+          "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+          "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum")
+# Device memory ncu saved and restored to replay the kernel: everything allocated when it ran.
+FOOTPRINT = ("profiler__replayer_bytes_mem_accessible.avg", "profiler__replayer_bytes_mem_accessible.max")
+SECTOR_BYTES = 32.0
 
 
 def _thread_inst(k: KernelProfile, op: str) -> Optional[float]:
@@ -93,6 +114,44 @@ def ceilings(k: KernelProfile) -> tuple[dict[str, float], str]:
     return out, "; ".join(src) or "none"
 
 
+def requested_bytes(k: KernelProfile) -> Optional[float]:
+    """Bytes the threads asked for in global loads and stores (useful bytes per sector x sectors), or None
+    when the counters are missing or some traffic bypasses them (TMA, cp.async)."""
+    if any(k.get(m) for m in BYPASS):
+        return None
+    total = 0.0
+    for sectors, per_sector in ((LD_SECTORS, LD_BYTES_PER_SECTOR), (ST_SECTORS, ST_BYTES_PER_SECTOR)):
+        n, b = k.get(sectors), k.get(per_sector)
+        if n is None:
+            return None
+        if n and b is None:
+            return None
+        total += n * (b or 0.0)
+    total += sum((k.get(m) or 0.0) for m in ATOMIC_SECTORS) * SECTOR_BYTES  # atomics: whole sectors
+    return total
+
+
+def footprint_bytes(k: KernelProfile) -> Optional[float]:
+    """Device memory allocated when the kernel ran (ncu's replay footprint), if the report has it."""
+    for m in FOOTPRINT:
+        v = k.get(m)
+        if v:
+            return v
+    return None
+
+
+def needed_bytes(k: KernelProfile, dram_bytes: float) -> tuple[float, str]:
+    """The bytes the work needs to move, and which bound set it (see the module docstring)."""
+    cands = [(dram_bytes, "the DRAM bytes it moved")]
+    req = requested_bytes(k)
+    if req:
+        cands.append((req, "the bytes its threads requested (useful bytes per sector x sectors)"))
+    fp = footprint_bytes(k)
+    if fp:
+        cands.append((fp, "the device memory allocated when it ran, each byte moved once"))
+    return min(cands, key=lambda c: c[0])
+
+
 def roofline(k: KernelProfile) -> Optional[Roofline]:
     """The kernel's floor and gap, or None when duration or ceilings are missing."""
     duration = k.get(DURATION)
@@ -117,12 +176,17 @@ def roofline(k: KernelProfile) -> Optional[Roofline]:
     if floor <= 0:
         return None
     seconds = duration / 1e9
+    need, need_src = needed_bytes(k, dram_bytes)
+    t_need = need / ceil["dram"]
+    need_floor = max(t_math, t_need) * 1e9
     return Roofline(
         kernel=k.name, math_path=path, flops=work, dram_bytes=dram_bytes, duration_ns=duration,
         arithmetic_intensity=(work / dram_bytes) if dram_bytes else None, peak_flops=peak,
         peak_bandwidth=ceil["dram"], ceiling_source=source, achieved_flops=work / seconds,
         achieved_bandwidth=dram_bytes / seconds, floor_ns=floor, gap=duration / floor,
         limiter="compute" if t_math >= t_mem else "memory",
+        needed_bytes=need, needed_source=need_src, needed_floor_ns=need_floor, needed_gap=duration / need_floor,
+        needed_limiter="compute" if t_math >= t_need else "memory",
     )
 
 

@@ -33,6 +33,7 @@ from . import intervals as iv
 from .artifacts.api_names import is_blocking_memcpy
 from .artifacts.tables import Timeline
 from .diagnosis import Evidence, Finding, Fix, KernelRow, TimelineSummary
+from .display import bandwidth, duration, size
 
 # --- Thresholds: each is named, and its reason is in the comment above it ---
 # Transfer-bound when copies occupy at least this fraction of the steady window:
@@ -479,7 +480,7 @@ def triage(tl: Timeline) -> TimelineResult:
         return res
 
     ev_busy = Evidence(metric="timeline.gpu_busy_fraction", value=round(busy / window, 4), unit="ratio", artifact=src,
-                       meaning=f"GPU busy {busy / 1e6:.3f} ms of a {window / 1e6:.3f} ms steady window ({wsrc})")
+                       meaning=f"GPU busy {duration(busy)} of a {duration(window)} steady window ({wsrc})")
     # 1. Start-up / warm-up dominated.
     if step_ns and warm and step_ns[0] > STARTUP_DOMINANCE * sum(step_ns[1:]) and step_ns[0] >= STARTUP_MIN_NS:
         res.verdict = "startup"
@@ -564,7 +565,7 @@ def _startup_finding(src: str, step_ns: list[float], summary: TimelineSummary) -
     return Finding(
         bound="host", mechanism="startup_dominated", share=first / (first + sum(rest)),
         bottleneck=(f"The measured run is dominated by one-time start-up work: the first step takes "
-                    f"{first / 1e6:.1f} ms against a {med / 1e6:.3f} ms median for the other {len(rest)} steps."),
+                    f"{duration(first)} against a {duration(med)} median for the other {len(rest)} steps."),
         evidence=[
             Evidence(metric="timeline.first_step_ns", value=first, unit="ns", artifact=src,
                      meaning="duration of the first marked step (lazy initialisation, allocation, uploads)"),
@@ -578,7 +579,7 @@ def _startup_finding(src: str, step_ns: list[float], summary: TimelineSummary) -
                      "kernels do, so the number measures start-up, not the model."),
         fix=Fix(change="Build, upload and warm up before timing; time many steady-state steps and report their median.",
                 metric="timeline.first_step_ns / steady step median", direction="decrease",
-                expected=f"the measured time drops toward {med / 1e6:.3f} ms per step once warm-up is excluded",
+                expected=f"the measured time drops toward {duration(med)} per step once warm-up is excluded",
                 current_value=first, target_value=med),
         confidence=0.85,
     )
@@ -612,7 +613,7 @@ def _transfer_finding(src: str, cpw: pd.DataFrame, copy_ns: float, window: float
     ev_copy = Evidence(metric="timeline.copy_fraction", value=round(copy_ns / window, 4), unit="ratio", artifact=src,
                        meaning=f"copies occupy {copy_ns / 1e6:.2f} ms of the {window / 1e6:.2f} ms window")
     ev_bw = Evidence(metric="timeline.host_copy_bandwidth", value=bw, unit="byte/s", artifact=src,
-                     meaning=f"{total_bytes / 2**20:.0f} MiB host<->device at {bw / 1e9:.1f} GB/s")
+                     meaning=f"{size(total_bytes)} host<->device at {bandwidth(bw)}")
     if total_bytes and pageable_bytes >= PAGEABLE_BYTES_FRACTION * total_bytes:
         ev_pg = Evidence(metric="timeline.pageable_copy_bytes", value=pageable_bytes, unit="byte", artifact=src,
                          meaning=f"{pageable_bytes / total_bytes:.0%} of host<->device bytes come from pageable memory")
@@ -633,7 +634,7 @@ def _transfer_finding(src: str, cpw: pd.DataFrame, copy_ns: float, window: float
         )
     return Finding(
         bound="transfer", mechanism="transfer_volume", share=copy_ns / window,
-        bottleneck=(f"Host<->device copies take {copy_ns / window:.0%} of the run: {total_bytes / 2**20:.0f} MiB "
+        bottleneck=(f"Host<->device copies take {copy_ns / window:.0%} of the run: {size(total_bytes)} "
                     f"at {bw / 1e9:.1f} GB/s, already from pinned memory."),
         evidence=[ev_copy, ev_bw, ev_busy],
         explanation=("The copies already run from pinned memory near link bandwidth; the cost is the volume itself "
@@ -659,7 +660,7 @@ def _host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
     if cause == "launch_overhead":
         launches = int((tl.api["category"] == "launch").sum()) if len(tl.api) else summary.kernel_count
         ev_k = Evidence(metric="timeline.kernel_median_ns", value=med_kernel, unit="ns", artifact=src,
-                        meaning=f"median kernel lasts {med_kernel / 1e3:.1f} us; {summary.kernel_count} kernels in the window")
+                        meaning=f"median kernel lasts {duration(med_kernel)}; {summary.kernel_count} kernels in the window")
         return Finding(
             bound="host", mechanism="launch_overhead", share=idle / window,
             bottleneck=(f"The GPU is idle {idle / window:.0%} of the time between {summary.kernel_count} tiny kernels: "

@@ -80,6 +80,7 @@ from .artifacts import load_paths
 from .consistency import device_mismatch, reconcile
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
+from .display import duration, fraction, quantity, times
 from .engine import run
 from .exitcodes import ExitCode
 from .kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
@@ -158,6 +159,7 @@ class PredictionCheck(BaseModel):
     before_value: Optional[float] = None
     after_value: Optional[float] = None
     target_value: Optional[float] = None
+    unit: str = Field(default="", description="base unit of the metric's values (ns, byte, %, byte/sector, ...)")
     progress: Optional[float] = Field(default=None, description="(after - before) / (target - before)")
     source: str = Field(default="", description="where the AFTER value was read")
     detail: str = ""
@@ -490,7 +492,7 @@ def _derived_fallback(side: _Side, name: str, kernel: Optional[str]) -> _Value:
         rs = [r for k, v in by_key.items() for r in v if kernel and (k == norm_key(kernel) or base_name(k) == base_name(kernel))]
         if not rs:
             return _Value(None, f"derived.{name}: kernel {kernel!r} has no roofline on this side")
-        attr = "gap" if name == "roofline_gap" else "floor_ns"
+        attr = "stated_gap" if name == "roofline_gap" else "stated_floor_ns"  # what the answers state
         return _Value(float(np.median([getattr(r, attr) for r in rs])), src)
     return _Value(None, f"derived.{name} not reported on this side")
 
@@ -551,13 +553,33 @@ def evaluate_metric(side: _Side, metric: str, kernel: Optional[str]) -> _Value:
     return _Value(vals[0].value / vals[1].value, vals[0].source)
 
 
+def metric_unit(side: _Side, metric: str, kernel: Optional[str]) -> str:
+    """The base unit of a fix metric: from the evidence that quotes it, else the ncu profile's units."""
+    for f in _findings(side.diag):
+        for e in f.evidence:
+            if e.metric == metric and e.unit:
+                return e.unit
+    if metric.endswith("_ns") or metric.endswith("duration.sum"):
+        return "ns"
+    for p in _kernel_profiles(side, kernel):
+        u = p.units.get(metric)
+        if u:
+            return u
+    return ""
+
+
 def check_prediction(b: _Side, a: _Side) -> tuple[PredictionStatus, PredictionCheck]:
     fix = b.diag.fix
     if fix is None:
         return "not_evaluated", PredictionCheck(detail="the BEFORE diagnosis proposes no fix")
     kernel = b.diag.primary.kernel
+    unit = metric_unit(b, fix.metric, kernel)
     chk = PredictionCheck(metric=fix.metric, direction=fix.direction, expected=fix.expected, kernel=kernel,
-                          target_value=fix.target_value)
+                          target_value=fix.target_value, unit=unit)
+
+    def q(v: Optional[float]) -> str:
+        return quantity(v, unit)
+
     after = evaluate_metric(a, fix.metric, kernel)
     before = evaluate_metric(b, fix.metric, kernel)
     before_value = fix.current_value if fix.current_value is not None else before.value
@@ -575,21 +597,21 @@ def check_prediction(b: _Side, a: _Side) -> tuple[PredictionStatus, PredictionCh
     else:
         rel = abs(delta) / abs(before_value) if before_value else (float("inf") if delta else 0.0)
         moved = rel >= METRIC_MIN_CHANGE
-        how = f"changed {rel:.1%} (threshold {METRIC_MIN_CHANGE:.0%})"
+        how = f"changed {fraction(rel)} (threshold {fraction(METRIC_MIN_CHANGE)})"
     if not moved:
         chk.detail = f"did not move beyond noise: {how}"
         return "partial", chk
     if sign * delta < 0:
-        chk.detail = f"moved the wrong way ({before_value:.4g} -> {after.value:.4g}; predicted {fix.direction}); {how}"
+        chk.detail = f"moved the wrong way ({q(before_value)} -> {q(after.value)}; predicted {fix.direction}); {how}"
         return "wrong_direction", chk
     if fix.target_value is not None and fix.target_value != before_value:
         chk.progress = delta / (fix.target_value - before_value)
         if chk.progress < PREDICTION_MIN_FRACTION:
-            chk.detail = (f"moved the stated way but only {chk.progress:.0%} of the predicted move "
-                          f"({before_value:.4g} -> {after.value:.4g}, target {fix.target_value:.4g})")
+            chk.detail = (f"moved the stated way but only {fraction(chk.progress)} of the predicted move "
+                          f"({q(before_value)} -> {q(after.value)}, target {q(fix.target_value)})")
             return "partial", chk
-    chk.detail = (f"{fix.direction}d as predicted: {before_value:.4g} -> {after.value:.4g}"
-                  + (f" (target {fix.target_value:.4g}, {chk.progress:.0%} of the predicted move)"
+    chk.detail = (f"{fix.direction}d as predicted: {q(before_value)} -> {q(after.value)}"
+                  + (f" (target {q(fix.target_value)}, {fraction(chk.progress)} of the predicted move)"
                      if chk.progress is not None else "") + f"; {how}")
     return "confirmed", chk
 
@@ -633,7 +655,7 @@ def verify(before: list[str | Path], after: list[str | Path]) -> VerifyResult:
 
 # ----------------------------------------------------------------- text
 def _ms(ns: float) -> str:
-    return f"{ns / 1e6:.3f} ms" if ns >= 1e5 else f"{ns / 1e3:.1f} us"
+    return duration(ns)
 
 
 def _short(name: str, width: int = 60) -> str:
@@ -644,8 +666,8 @@ def render(r: VerifyResult) -> str:
     o = r.overall
     what = {"step_ns": "steady-state step time (median)", "gpu_busy_ns": "GPU-busy time of the steady window",
             "profiled_kernel_ns": "profiled kernel time (ncu, no timeline)"}[o.metric]
-    head = {"improved": f"IMPROVED: {r.speedup:.2f}x faster", "regressed": f"REGRESSED: {1 / r.speedup:.2f}x slower",
-            "within_noise": f"WITHIN NOISE ({r.speedup:.3f}x)"}[r.verdict]
+    head = {"improved": f"IMPROVED: {times(r.speedup)} faster", "regressed": f"REGRESSED: {times(1 / r.speedup)} slower",
+            "within_noise": f"WITHIN NOISE ({times(r.speedup)})"}[r.verdict]
     lines = [f"CAUTION: {w}" for w in r.warnings if not w.startswith(("BEFORE: ", "AFTER: "))]
     lines += [head, f"  {what}: {_ms(o.before.median)} -> {_ms(o.after.median)} ({o.method})", ""]
     p = r.prediction_check
@@ -665,7 +687,7 @@ def render(r: VerifyResult) -> str:
             flag = "" if k.beyond_noise else "  (within noise)"
             launch = f" [launch {k.before_launch} -> {k.after_launch}]" if k.launch_changed else ""
             lines.append(f"  {_short(k.name):60s} {_ms(k.before.median):>11s} -> {_ms(k.after.median):>11s} "
-                         f"{k.speedup:6.2f}x{flag}{launch}")
+                         f"{times(k.speedup):>7s}{flag}{launch}")
     for label, rows in (("Removed kernels (BEFORE only)", r.removed), ("Added kernels (AFTER only)", r.added)):
         if rows:
             lines += ["", f"{label}:"]

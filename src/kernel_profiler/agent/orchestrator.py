@@ -70,7 +70,7 @@ class AskResult(BaseModel):
         a = self.answer or {}
         head = (f"> {self.source_note}\n\n" if self.source_note else "") + (
             "# Inconclusive\n\n" if self.inconclusive else "")
-        ev = "\n".join(f"- {e.get('value')} {e.get('unit') or ''} `{e.get('metric') or ''}`"
+        ev = "\n".join(f"- {_value(e)} `{e.get('metric') or ''}`"
                        f"{' — ' + e['text'] if e.get('text') else ''} ({e.get('artifact') or 'no artifact'})"
                        for e in a.get("evidence", []))
         fix = a.get("fix", "")
@@ -90,6 +90,17 @@ class AskResult(BaseModel):
                   f"{u.output_tokens} output" if u.total_input_tokens or u.output_tokens else "")
         notes += f"\n> Answer by {self.model}{' (replayed)' if self.replayed else ''}{tokens}."
         return head + body + tail + "\n" + notes.strip() + "\n"
+
+
+def _value(e: dict) -> str:
+    """An evidence value with its unit, for people (display.quantity: scaled, 4 significant digits)."""
+    from ..display import quantity
+
+    v = e.get("value")
+    try:
+        return quantity(float(v), e.get("unit") or "")
+    except (TypeError, ValueError):
+        return f"{v} {e.get('unit') or ''}".strip()
 
 
 class Submitted(Exception):
