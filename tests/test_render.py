@@ -53,7 +53,7 @@ def test_markdown_text_and_html_numbers_are_readable(case, rendered):
 @pytest.mark.parametrize("case", CASES)
 def test_also_found_has_no_empty_or_inconclusive_lines(case, rendered):
     d, md, tx, html = rendered[case]
-    tail = md.split("## Also found", 1)[1].split("\n\nDevice:")[0] if "## Also found" in md else ""
+    tail = re.split(r"\n\n(?:## |Device:)", md.split("## Also found", 1)[1])[0] if "## Also found" in md else ""
     for line in tail.strip().splitlines():
         assert line.startswith("- ") and len(line) > 10 and "inconclusive" not in line and "(0% of time)" not in line
     assert "inconclusive (0% of time)" not in html
