@@ -28,6 +28,8 @@ from kernel_profiler.display import ellipsize, fraction, number, quantity, short
     (4.0, "byte/sector", "4 bytes/sector"),
     (32.0, "sector/request", "32 sectors/request"),
     (1.0, "instruction", "1 instruction"),
+    (1.0, "instructions", "1 instruction"),
+    (1.0, "sectors/request", "1 sector/request"),
     (63.0, "instructions", "63 instructions"),
     (965226034.0, "sector", "965,226,034 sectors"),
     (64.43834333931785, "cycles/issue", "64.44 cycles/issue"),

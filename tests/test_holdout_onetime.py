@@ -19,10 +19,10 @@ CASES = {c["name"]: c for c in
 RUNS = [(n, f) for n, c in CASES.items()
         for f in (("nsys.sqlite", "trace.json.gz") if c["source"].endswith(".py") else ("nsys.sqlite",))]
 # Misses measured on the first run of the finished detector (2026-11-30), kept as they were.
+# (hot_cu_strided_then_download, nsys) missed on that run: the kernel was called near_peak at 3.87 of 4.81 TB/s
+# DRAM, the floor taken from the bytes it moved (32-byte sectors for 4 useful bytes). It holds since the roofline
+# states the gap against the bytes the work needs (Roofline.needed_*), with no change to this test's data.
 MISSES: dict[tuple[str, str], str] = {
-    ("hot_cu_strided_then_download", "nsys.sqlite"):
-        "steady window and one-time download found, but the kernel was called near_peak: 3.87 of 4.81 TB/s DRAM, "
-        "the floor taken from the bytes it moved (32-byte sectors for 4 useful bytes), not the bytes it needs",
     ("hot_py_compile_pointwise", "trace.json.gz"):
         "from the Kineto trace no repeated GPU work was found (window = first to last GPU operation) and the "
         "compilation gap was called host_work; the nsys capture of the same program is right",

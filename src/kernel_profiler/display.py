@@ -55,10 +55,16 @@ def number(x: float, sig: int = SIG) -> str:
     return s
 
 
+_SINGULAR = {v: k for k, v in _PLURAL.items()}
+
+
 def _plural(unit: str, value: float) -> str:
+    """The count noun agreeing with the value: '1 instruction', '63 instructions', '4 bytes/sector'."""
     head, sep, tail = unit.partition("/")
-    if value == 1 or not head:
+    if not head:
         return unit
+    if value == 1:
+        return _SINGULAR.get(head, head) + sep + tail
     return _PLURAL.get(head, head) + sep + tail
 
 

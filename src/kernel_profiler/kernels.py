@@ -247,6 +247,6 @@ def confirm_with_sass(a: KernelAnalysis) -> None:
     elif f.mechanism == "uncoalesced_global" and fn:
         n = count("LDG")
         ev = Evidence(metric="sass.LDG", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
-                      meaning=f"{n} global loads, as " + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
+                      meaning=f"{n} global load{'s' if n != 1 else ''}, as " + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
     if ev is not None:
         f.evidence = f.evidence[:2] + [ev]
