@@ -173,11 +173,7 @@ def test_v100_timeline_with_an_h200_report_gives_no_mixed_roofline(captures, wil
     """The issue's case with real files: a PyTorch-1.8 trace from a V100 (k01) and our H200 ncu report."""
     v100 = wild("k01_kineto_resnet50_nw0_V100.pt.trace.json.gz")
     rep = captures.path("cu_sgemm_fp32", "ncu.ncu-rep")
-    try:
-        arts = load_paths([v100, rep])
-    except EmptyCapture:
-        pytest.xfail("k01 (PyTorch 1.8/1.9 trace schema) is not read yet: that reader is issue 13's Kineto part")
-    an = run(arts)
+    an = run(load_paths([v100, rep]))
     assert "V100" in an.diagnosis.device
     assert _set_apart(an.diagnosis, rep) and not an.kernels and not an.rooflines
 
