@@ -153,3 +153,28 @@ def test_readme_quick_start_matches_what_ask_prints():
     sentence = said[start:said.index(". ", start)]
     assert "15.1x its memory floor of 113.3 µs" in sentence and sentence in readme
     assert "4 bytes/sector" in readme and "4.0 byte/sector" not in readme
+
+
+def test_power_cap_samples_next_to_a_gemm_are_used(captures):
+    """NVML telemetry given with a GEMM capture that shows sw_power_cap while busy is named next to the
+    near-peak verdict (the ceilings are at the throttled clock), and the answer still passes the critic."""
+    import json
+
+    from kernel_profiler.critic import critique_text
+
+    folder, tel = captures.case_dir("py_gemm_bf16"), captures.path("telemetry", "telemetry_gemm.json")
+    samples = json.loads(tel.read_text())["samples"]
+    busy = [s for s in samples if (s.get("gpu_util_pct") or 0) >= 50]
+    capped = [s for s in busy if "sw_power_cap" in s["throttle_reasons"]]
+    assert len(capped) >= 0.2 * len(busy) > 0
+    d = analyze([folder, tel])
+    assert d.bound == "near_peak"
+    ev = {e.metric: e for e in d.primary.evidence}
+    assert ev["telemetry.throttled_sample_fraction"].value == pytest.approx(len(capped) / len(busy), abs=1e-4)
+    assert ev["telemetry.sm_clock_mhz_median"].value < 1980
+    assert "sw_power_cap" in d.explanation and "power-capped" in d.explanation
+    md = markdown(d)
+    assert "telemetry.throttled_sample_fraction" in md  # shown among the answer's evidence
+    v = critique_text(md, [folder, tel])
+    assert v.verdict == "accept", v.reasons
+    assert "NVML" not in analyze([folder]).explanation  # nothing said without the samples

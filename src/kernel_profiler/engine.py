@@ -17,7 +17,7 @@ from .artifacts.tables import Artifacts, Timeline
 from .consistency import main_timeline, reconcile
 from .diagnosis import Diagnosis, Evidence, Finding, Fix
 from .display import duration
-from .kernels import KernelAnalysis, analyze_kernels, excess_dram_traffic, kernel_key
+from .kernels import KernelAnalysis, analyze_kernels, confirm_with_telemetry, excess_dram_traffic, kernel_key
 from .multirank import analyze_ranks
 from .timeline import TimelineResult, triage
 
@@ -90,6 +90,8 @@ def run(arts: Artifacts) -> Analysis:
                                 [(kernel_key(a.profile.name), a.share, a.findings) for a in analyses], timeline_only)
     secondary = notes + secondary
     secondary += also_found(tres, primary)
+    if ranks is None:  # one GPU: NVML samples given with the captures speak to the kernel's clock
+        confirm_with_telemetry(primary, arts.telemetry)
     device = None
     if tl is not None and tl.gpus:
         device = tl.gpus[0].name

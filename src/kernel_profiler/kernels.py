@@ -250,3 +250,31 @@ def confirm_with_sass(a: KernelAnalysis) -> None:
                       meaning=f"{n} global load{'s' if n != 1 else ''}, as " + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
     if ev is not None:
         f.evidence = f.evidence[:2] + [ev]
+
+
+def confirm_with_telemetry(f: Finding, telemetry: list[dict]) -> None:
+    """NVML samples recorded with the captures (kernel-profiler telemetry) that show the GPU power- or
+    thermally throttled while busy: the kernel's ceilings are at the clock it ran at, so say what held the
+    clock down (evidence the captures already hold, next to a kernel finding)."""
+    from pathlib import Path
+
+    from .display import fraction
+    from .telemetry import clock_throttling
+
+    if f.kernel is None or f.roofline is None or not telemetry:
+        return
+    th = clock_throttling(telemetry)
+    if th is None:
+        return
+    src, why = th["source"], ", ".join(th["reasons"])
+    kind = "power-capped" if th["power"] else "thermally throttled"
+    ev_share = Evidence(metric="telemetry.throttled_sample_fraction", value=round(th["share"], 4), unit="ratio",
+                        artifact=src, meaning=f"{th['throttled']} of {th['busy']} busy NVML samples report {why}")
+    ev_clock = Evidence(metric="telemetry.sm_clock_mhz_median", value=th["clock_median_mhz"], unit="MHz", artifact=src,
+                        meaning=f"median SM clock while busy (maximum {th['clock_max_mhz']:.0f})")
+    f.evidence = f.evidence[:2] + [ev_share] + f.evidence[2:] + [ev_clock]
+    f.explanation += (f" NVML telemetry given with the captures ({Path(src).name}) shows the GPU {kind} ({why}) in "
+                      f"{fraction(th['share'])} of its busy samples, SM clock median {th['clock_median_mhz']:.0f} MHz "
+                      f"(maximum {th['clock_max_mhz']:.0f}): the ceilings here are at the clock the kernel ran at, so "
+                      f"the {'power limit' if th['power'] else 'temperature'}, not the kernel, holds back the rest; "
+                      f"check the power limit and cooling (nvidia-smi -q -d PERFORMANCE,POWER) before tuning code.")

@@ -157,3 +157,31 @@ def _try(fn, *a):
         return fn(*a)
     except Exception:
         return None
+
+
+# A throttle reason counts when it is in at least this share of the busy samples.
+THROTTLE_MIN_SHARE = 0.2
+# Busy: NVML utilization at least this % (a sample of an idle GPU says nothing about the kernel's clock).
+BUSY_UTIL_PCT = 50
+
+
+def clock_throttling(telemetry: list[dict]) -> Optional[dict]:
+    """Power or thermal throttling while the GPU was busy, from kernel-profiler telemetry JSON: the share of
+    busy samples with a power/thermal reason, the reasons, the median busy SM clock and the maximum; None when
+    no file shows it (fewer than 5 busy samples, or throttled in under THROTTLE_MIN_SHARE of them)."""
+    for t in telemetry:
+        busy = [s for s in t.get("samples") or [] if isinstance(s, dict)
+                and (s.get("gpu_util_pct") or 0) >= BUSY_UTIL_PCT and s.get("sm_clock_mhz")]
+        if len(busy) < 5:
+            continue
+        hot = [s for s in busy if set(s.get("throttle_reasons") or []) & (POWER_REASONS | THERMAL_REASONS)]
+        if len(hot) < THROTTLE_MIN_SHARE * len(busy):
+            continue
+        reasons = sorted({r for s in hot for r in s["throttle_reasons"]} & (POWER_REASONS | THERMAL_REASONS))
+        clocks = sorted(float(s["sm_clock_mhz"]) for s in busy)
+        gpus = [g for g in t.get("gpus") or [] if isinstance(g, dict) and g.get("max_sm_clock_mhz")]
+        return {"source": t.get("source", ""), "busy": len(busy), "throttled": len(hot), "share": len(hot) / len(busy),
+                "reasons": reasons, "clock_median_mhz": clocks[len(clocks) // 2],
+                "clock_max_mhz": float(gpus[0]["max_sm_clock_mhz"]) if gpus else clocks[-1],
+                "power": bool(set(reasons) & POWER_REASONS)}
+    return None
