@@ -4,7 +4,8 @@ Builds a job of N ranks from the real two-rank capture tests/data/captures/mr_un
 trace_rank{r % 2}.json.gz with its steps repeated to --kernels-per-rank kernels, and its
 distributedInfo rewritten: rank r of world size N). Then runs `kernel-profiler analyze <job dir> --json`
 in a fresh process for each worker setting (KERNEL_PROFILER_WORKERS) and reports the wall time and the
-peak memory of the whole process tree (the CLI plus its worker processes, /proc sampled every 0.2 s).
+peak memory of the whole process tree (the CLI plus its worker processes, /proc sampled every 0.2 s), and the CPU seconds of that tree (the last
+sample of each process, so up to 0.2 s short per process): CPU/wall says how many cores the job really got.
 (The repeated steps make a timing workload, not a diagnosis case: tests/artifacts/test_parallel.py checks the
 verdict on the real traces.)
 
@@ -17,7 +18,6 @@ import argparse
 import gzip
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -53,8 +53,11 @@ def build_job(ranks: int, per_rank: int, out: Path) -> int:
     return total
 
 
-def _tree_rss_kb(root: int) -> int:
-    """RSS of a process and all its descendants (kB)."""
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _tree(root: int) -> dict[int, tuple[int, float]]:
+    """{pid: (RSS kB, CPU seconds so far)} of a process and all its descendants."""
     kids: dict[int, list[int]] = {}
     for d in os.listdir("/proc"):
         if d.isdigit():
@@ -63,41 +66,37 @@ def _tree_rss_kb(root: int) -> int:
                 kids.setdefault(ppid, []).append(int(d))
             except (OSError, IndexError, ValueError):
                 pass
-    total, todo = 0, [root]
+    out, todo = {}, [root]
     while todo:
         pid = todo.pop()
         todo += kids.get(pid, [])
         try:
-            for line in open(f"/proc/{pid}/status"):
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
+            stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            rss = next(int(line.split()[1]) for line in open(f"/proc/{pid}/status") if line.startswith("VmRSS:"))
+            out[pid] = (rss, (int(stat[11]) + int(stat[12])) / _TICK)  # utime + stime
+        except (OSError, IndexError, ValueError, StopIteration):
             pass
-    return total
+    return out
 
 
 def run(job: Path, workers: str) -> dict:
     env = dict(os.environ, KERNEL_PROFILER_WORKERS=workers,
                PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
-    t0, cpu0 = time.perf_counter(), _children_cpu()
+    t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "kernel_profiler.cli", "analyze", str(job), "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    peak = 0
+    peak, cpu = 0, {}
     while proc.poll() is None:
-        peak = max(peak, _tree_rss_kb(proc.pid))
+        tree = _tree(proc.pid)
+        peak = max(peak, sum(rss for rss, _ in tree.values()))
+        cpu.update({pid: c for pid, (_, c) in tree.items()})  # last sample of each process (workers end early)
         time.sleep(0.2)
     out, err = proc.communicate()
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"analyze failed (rc={proc.returncode}): {err[-2000:]}")
     d = json.loads(out)
-    return {"seconds": seconds, "cpu": _children_cpu() - cpu0, "peak_mb": peak / 1024, "ranks": len(d.get("ranks") or [])}
-
-
-def _children_cpu() -> float:
-    """User + system CPU seconds of the finished child processes (workers included once they are reaped)."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+    return {"seconds": seconds, "cpu": sum(cpu.values()), "peak_mb": peak / 1024, "ranks": len(d.get("ranks") or [])}
 
 
 def main() -> None:
