@@ -48,7 +48,7 @@ def build_server(root: Path, target: Optional[list[str]] = None, artifacts: Opti
     import mcp.types as types
     from mcp.server.lowlevel import Server
 
-    from .agent.tools import REGISTRY, call_tool
+    from .agent.tools import REGISTRY, call_tool, input_schema
 
     ctx = _context(root, target, list(artifacts or []))
 
@@ -62,7 +62,7 @@ def build_server(root: Path, target: Optional[list[str]] = None, artifacts: Opti
 
     async def list_tools(_ctx, _params) -> types.ListToolsResult:
         tools = [types.Tool(name=n, description=REGISTRY[n].description,
-                            input_schema=REGISTRY[n].input.model_json_schema()) for n in EXPOSED]
+                            input_schema=input_schema(REGISTRY[n].input, live=True)) for n in EXPOSED]
         tools.append(types.Tool(name="analyze", description=AnalyzeInput.__doc__,
                                 input_schema=AnalyzeInput.model_json_schema()))
         tools.append(types.Tool(name="critique", description=CritiqueInput.__doc__,

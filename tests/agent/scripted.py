@@ -23,7 +23,7 @@ class ScriptedModel:
 
     def respond(self, system: str, messages: list[dict], tools: list[ToolSpec],
                 force_tool: Optional[str] = None) -> ModelTurn:
-        self.requests.append({"n": len(messages), "force_tool": force_tool, "last": messages[-1]})
+        self.requests.append({"n": len(messages), "force_tool": force_tool, "last": messages[-1], "tools": tools})
         if not self.steps:
             raise AssertionError("the scripted model ran out of turns")
         s = self.steps.pop(0)

@@ -14,7 +14,7 @@ import pytest
 
 from kernel_profiler.agent import transcript as tx
 from kernel_profiler.agent.models.claude import Caps, ClaudeModel
-from kernel_profiler.agent.orchestrator import replay, run_ask
+from kernel_profiler.agent.orchestrator import offered_tools, replay, run_ask
 from kernel_profiler.agent.protocol import ModelRequestError, ModelUnavailable, ToolSpec
 from kernel_profiler.agent.tools import tool_specs
 
@@ -78,7 +78,7 @@ def test_complete_ask_through_the_fake(captures, tmp_path):
     first = bodies[0]
     assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert first["tools"][-1]["cache_control"] == {"type": "ephemeral"}
-    assert [t["name"] for t in first["tools"]] == [s.name for s in tool_specs()]
+    assert [t["name"] for t in first["tools"]] == [s.name for s in tool_specs(offered_tools(None))]
     # the conversation's tail is cached too
     assert _blocks(bodies[2]["messages"][-1])[-1]["cache_control"] == {"type": "ephemeral"}
     # assistant turns go back verbatim: the thinking block with its signature, the text, the tool_use

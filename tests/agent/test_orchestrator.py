@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernel_profiler.agent.orchestrator import replay, run_ask
+from kernel_profiler.agent.orchestrator import offered_tools, replay, run_ask
 from kernel_profiler.agent.tools import tool_specs, REGISTRY
 from kernel_profiler.critic import Answer
 from kernel_profiler.engine import analyze
@@ -16,8 +16,33 @@ def test_tool_specs_from_pydantic_models():
     assert set(specs) == {"timeline", "kernel_profile", "sass", "gpu_telemetry", "read_source", "find_targets",
                           "submit_answer"}
     for name, s in specs.items():
-        assert s.input_schema == REGISTRY[name].input.model_json_schema()
+        declared = REGISTRY[name].input.model_json_schema()
+        for p in declared["properties"].values():
+            p.pop("live_only", None)  # the marker stays out of what a model reads
+        assert s.input_schema == declared
     assert set(specs["submit_answer"].input_schema["required"]) >= {"bottleneck", "mechanism", "fix"}
+
+
+def test_captures_only_offer_no_program_tools_and_no_live_ncu_options():
+    live = {s.name: s for s in tool_specs(offered_tools(["./app"]), live=True)}
+    read = {s.name: s for s in tool_specs(offered_tools(None), live=False)}
+    assert set(live) - set(read) == {"gpu_telemetry", "find_targets"}
+    assert set(live["kernel_profile"].input_schema["properties"]) == {"kernel_regex", "launch_skip", "launch_count",
+                                                                      "sections", "section_set"}
+    assert set(read["kernel_profile"].input_schema["properties"]) == {"kernel_regex"}
+    assert read["kernel_profile"].input_schema["required"] == ["kernel_regex"]
+
+
+def test_a_tool_not_offered_is_refused(captures, tmp_path):
+    art = str(captures.case_dir("cu_softmax_naive"))
+    good = Answer.from_diagnosis(analyze([art])).model_dump(mode="json")
+    m = ScriptedModel([call("timeline", 1), call("gpu_telemetry", 2), call("submit_answer", 3, **good)])
+    r = run_ask("q", None, [art], "expert", None, lambda s: None, root=tmp_path, model=m)
+    assert [t.name for t in m.requests[0]["tools"]] == ["timeline", "kernel_profile", "sass", "read_source",
+                                                        "submit_answer"]
+    refused = m.requests[2]["last"]
+    assert refused["is_error"] and refused["content"]["error"] == "OrderViolation"
+    assert "not offered" in refused["content"]["message"] and r.accepted
 
 
 def test_no_kernel_profile_before_timeline(captures, tmp_path):

@@ -32,12 +32,22 @@ from .models.expert import ExpertModel
 from .models.replay import ReplayModel, ReplayTools
 from .protocol import Model, ModelStopped, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
 from .sandbox import Sandbox
-from .tools import (HOST_VERDICTS, FindTargetsInput, ToolContext, call_tool, kernel_key, order_violation,
-                    run_find_targets, tool_specs)
+from .tools import (HOST_VERDICTS, INVESTIGATION_TOOLS, FindTargetsInput, ToolContext, call_tool, kernel_key,
+                    order_violation, run_find_targets, tool_specs)
 from . import transcript as tx
 
 MAX_REJECTIONS = 2
 MAX_TURNS = 16
+# Tools that need the user's program: gpu_telemetry samples the GPU while it runs, find_targets looks for one.
+# With captures and no program they cannot help, so they are not offered (each definition costs tokens in every
+# request of the conversation).
+PROGRAM_TOOLS = ("gpu_telemetry", "find_targets")
+
+
+def offered_tools(cmd: Optional[list[str]]) -> tuple[str, ...]:
+    """The tools offered to the model in this run: all of them with a program to run, else those that read
+    captures and files."""
+    return INVESTIGATION_TOOLS if cmd else tuple(t for t in INVESTIGATION_TOOLS if t not in PROGRAM_TOOLS)
 
 
 # ----------------------------------------------------------------- results
@@ -168,7 +178,7 @@ class Orchestrator:
         self._last_rejection: Optional[str] = None
         self.usage = Usage()
         self.last_answer: Optional[dict] = None
-        self.specs = tool_specs()
+        self.specs = tool_specs(offered_tools(cmd), live=bool(cmd))
 
     # ------------------------------------------------------------ plumbing
     def _event(self, kind: str, **data: Any) -> None:
@@ -297,6 +307,8 @@ class Orchestrator:
 
     # ------------------------------------------------------------ order
     def _order_violation(self, name: str, args: dict) -> Optional[str]:
+        if name not in {t.name for t in self.specs} and name in INVESTIGATION_TOOLS:
+            return f"{name} is not offered in this run: it needs a program to run, and only captures were given."
         return order_violation(self.timeline, name, args, self.insist)
 
     # ------------------------------------------------------------ tools

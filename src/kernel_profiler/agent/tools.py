@@ -15,6 +15,7 @@ inside that cache folder (no symlink out of it).
 """
 from __future__ import annotations
 
+import copy
 import os
 import re
 import time
@@ -333,17 +334,26 @@ PASSES = re.compile(r"==PROF== Profiling .*?(\d+)\s+pass(?:es)?")
 
 
 # =============================================================== kernel_profile
+# Marks an input field that only applies when a program is run (ncu's launch selection and sections): with
+# captures only, `tool_specs(live=False)` leaves it out of the schema the model reads (the tool ignores it).
+LIVE_ONLY = {"live_only": True}
+
+
 class KernelProfileInput(BaseModel):
     """Profile the kernels matching a regex with Nsight Compute (or read them from the given .ncu-rep)."""
 
     kernel_regex: str = Field(max_length=MAX_REGEX_LEN, description="regular expression over kernel names "
                                                                      "(must match a kernel that dominates GPU time)")
-    launch_skip: int = Field(3, ge=0, le=MAX_LAUNCH_SKIP, description="matching launches to skip (warm-up)")
-    launch_count: int = Field(1, ge=1, le=MAX_LAUNCH_COUNT, description="matching launches to profile")
-    sections: list[str] = Field(default_factory=list, description="ncu section ids; empty = the section set")
+    launch_skip: int = Field(3, ge=0, le=MAX_LAUNCH_SKIP, description="matching launches to skip (warm-up)",
+                             json_schema_extra=LIVE_ONLY)
+    launch_count: int = Field(1, ge=1, le=MAX_LAUNCH_COUNT, description="matching launches to profile",
+                              json_schema_extra=LIVE_ONLY)
+    sections: list[str] = Field(default_factory=list, description="ncu section ids; empty = the section set",
+                                json_schema_extra=LIVE_ONLY)
     section_set: Optional[Literal["targeted", "basic", "detailed", "full", "roofline"]] = Field(
         "targeted", description="ncu section set used when `sections` is empty: 'targeted' = the metrics the engine "
-                                "reads (few replay passes), falling back to 'full' when they name no mechanism")
+                                "reads (few replay passes), falling back to 'full' when they name no mechanism",
+        json_schema_extra=LIVE_ONLY)
 
 
 class KernelResult(BaseModel):
@@ -874,8 +884,21 @@ INVESTIGATION_TOOLS = ("timeline", "kernel_profile", "sass", "gpu_telemetry", "r
                        "submit_answer")
 
 
-def tool_specs(names: Optional[tuple[str, ...]] = None) -> list[ToolSpec]:
-    return [ToolSpec(name=t.name, description=t.description, input_schema=t.input.model_json_schema())
+def input_schema(model: type[BaseModel], live: bool) -> dict:
+    """The input model's JSON schema; without a program to run (`live` False), the LIVE_ONLY fields left out."""
+    schema = copy.deepcopy(model.model_json_schema())
+    props = schema.get("properties", {})
+    for name in list(props):
+        if props[name].pop("live_only", False) and not live:
+            del props[name]
+            if name in schema.get("required", []):
+                schema["required"].remove(name)
+    return schema
+
+
+def tool_specs(names: Optional[tuple[str, ...]] = None, live: bool = True) -> list[ToolSpec]:
+    """The tools' definitions for a model. `live`: a program is run (else only captures are read)."""
+    return [ToolSpec(name=t.name, description=t.description, input_schema=input_schema(t.input, live))
             for t in (REGISTRY[n] for n in (names or INVESTIGATION_TOOLS))]
 
 
