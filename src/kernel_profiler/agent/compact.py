@@ -8,7 +8,9 @@ The transcript keeps every tool result whole; only the copy sent to a language m
     a capture's absolute path likewise, then its file name;
   * a block repeated from earlier (the roofline inside a finding, a timeline row listed twice) is replaced by a
     reference to where it was first shown;
-  * each result is capped at RESULT_CHARS characters, far under the token budget of a whole diagnosis.
+  * each result is capped at RESULT_CHARS characters, far under the token budget of a whole diagnosis;
+  * the reviewer's copy (`Compactor(drop=STEERING_KEYS)`) leaves out what only steers the investigation (the next
+    step, how a capture was read, ncu launch planning): it judges the answer against the measurements.
 `Compactor` is stateful over one conversation and deterministic, so the same history always compacts to the
 same text (the prompt-cache prefix stays stable from one request to the next).
 """
@@ -23,12 +25,17 @@ from ..kernels import kernel_key
 SIG_DIGITS = 4
 RESULT_CHARS = 6_000  # ~1.5-2k tokens: one result never eats a diagnosis's budget (15k input tokens)
 _MIN_DEDUP_KEYS = 6  # only blocks this large (a roofline, a finding) are replaced by a reference
+# Keys of the tools' outputs that tell the investigator what to do next or how a capture was read, not what was
+# measured (timeline.next_step/launches/mode, kernel_profile.note/sass_available).
+STEERING_KEYS = frozenset({"next_step", "launches", "mode", "note", "sass_available"})
 
 
 def round_sig(x: float, digits: int = SIG_DIGITS) -> float | int:
     """`x` rounded to `digits` significant digits; an integral result is returned as int (1709856.0 -> 1710000)."""
-    if x == 0 or not math.isfinite(x):
+    if not math.isfinite(x):
         return x
+    if x == 0:
+        return 0
     r = round(x, digits - 1 - int(math.floor(math.log10(abs(x)))))
     return int(r) if float(r).is_integer() and abs(r) < 2**53 else r
 
@@ -44,7 +51,8 @@ def _is_path(s: str) -> bool:
 class Compactor:
     """Compacts the tool results of one conversation, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, drop: frozenset[str] = frozenset()) -> None:
+        self.drop = drop  # keys left out wherever they occur
         self.named: set[str] = set()  # kernel names already shown in full
         self.blocks: dict[str, str] = {}  # canonical JSON of a block -> where it was first shown
 
@@ -81,7 +89,7 @@ class Compactor:
                 self.blocks[key] = path
             out = {}
             for k, x in v.items():
-                if x is None or x == [] or x == {} or x == "":
+                if x is None or x == [] or x == {} or x == "" or k in self.drop:
                     continue
                 out[k] = self._walk(x, f"{path}.{k}")
             # a kernel row's `key` repeats its name's short form: drop it once the name is known

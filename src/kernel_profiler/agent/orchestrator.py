@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..diagnosis import BOUNDS, MECHANISMS
 from ..errors import KernelProfilerError, UsageError
-from .compact import Compactor
+from .compact import STEERING_KEYS, Compactor
 from .models.expert import ExpertModel
 from .models.replay import ReplayModel, ReplayTools
 from .protocol import Model, ModelStopped, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
@@ -418,7 +418,8 @@ class Orchestrator:
         return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
 
     def _model_review(self, adict: dict) -> Optional[dict]:
-        compact = Compactor()  # the reviewer reads the tool results in the same compact form as the investigator
+        # The reviewer reads the tool results compacted as the investigator did, without the steering keys.
+        compact = Compactor(drop=STEERING_KEYS)
         results = [{"name": r["name"], "is_error": r["is_error"], "content": compact(r["name"], r["content"])}
                    for r in self.results]
         prompt = render("critic.md.j2", question=self.question, answer=adict, results=results)
