@@ -54,8 +54,6 @@ case "${1:-}" in
       ask ot-eager-lazy python3 suite/onetime/eager_lazy.py
     } > "$R/live.log" 2>&1
     grep -E "^###|^rc=" "$R/live.log"
-    timeout 240 python3 suite/capture.py --cases suite/holdout_onetime.toml --work /tmp/hot --pack-dir "$R" \
-      --label holdout_onetime --deadline 150 2>&1 | tee "$R/holdout_onetime.log" | tail -6
     B=/tmp/bench; mkdir -p $B
     {
       timeout 60 python3 bench/ncu_passes.py --label column_sum_scale --regex column_sum_scale --skip 2 --out $B \
