@@ -17,7 +17,8 @@ from .artifacts.tables import Artifacts, Timeline
 from .consistency import main_timeline, reconcile
 from .diagnosis import Diagnosis, Evidence, Finding, Fix
 from .display import duration
-from .kernels import KernelAnalysis, analyze_kernels, confirm_with_telemetry, excess_dram_traffic, kernel_key
+from .kernels import (COMMS_KERNEL, FEW_US_NS, KernelAnalysis, analyze_kernels, confirm_with_telemetry,
+                      excess_dram_traffic, kernel_key)
 from .multirank import analyze_ranks
 from .timeline import TimelineResult, triage
 
@@ -167,7 +168,8 @@ def _timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:
             blocks = int(g["grid_x"]) * int(g["grid_y"]) * int(g["grid_z"])
         except (TypeError, ValueError):
             blocks = None
-        if blocks is not None and 0 < blocks < sms:
+        fits = not (COMMS_KERNEL.search(str(top["name"])) or float(top["median_ns"]) < FEW_US_NS)
+        if blocks is not None and 0 < blocks < sms and fits:
             ev.append(Evidence(metric="timeline.grid_blocks", value=blocks, unit="block", artifact=src,
                                kernel=str(top["name"]), meaning=f"{blocks} blocks on a {sms}-SM GPU"))
             return Finding(
