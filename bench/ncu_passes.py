@@ -37,7 +37,9 @@ def variants() -> dict[str, list[str]]:
     plus = seven + [x for s in ("MemoryWorkloadAnalysis_Tables", "MemoryWorkloadAnalysis_Chart", "InstructionStats",
                                 "SchedulerStats") for x in ("--section", s)]
     targeted = [x for s in TARGETED_SECTIONS for x in ("--section", s)] + ["--metrics", ",".join(ENGINE_METRICS)]
-    return {"targeted": targeted, "sections7": seven, "sections11": plus, "full": ["--set", "full"]}
+    metrics_only = ["--section", "LaunchStats", "--metrics", ",".join(ENGINE_METRICS)]
+    return {"targeted": targeted, "metrics_only": metrics_only, "sections7": seven, "sections11": plus,
+            "full": ["--set", "full"]}
 
 
 def main() -> int:

@@ -31,7 +31,7 @@ case "${1:-}" in
       timeout 150 python3 bench/ncu_passes.py --label gather_transpose --regex gather_transpose --skip 3 --out $B \
         -- python3 suite/onetime/triton_jit.py
       DTYPE=bf16 timeout 120 python3 bench/ncu_passes.py --label gemm_bf16 --regex 'nvjet|gemm|xmma|cutlass|sm90' \
-        --skip 3 --only targeted,targeted_plus --out $B -- python3 suite/onetime/cublas_gemm.py
+        --skip 3 --only sections7,sections11 --out $B -- python3 suite/onetime/cublas_gemm.py
     } 2>&1 | tee "$R/ncu_passes.jsonl"
     tar -C $B -cJf "$R/ncu_passes.tar.xz" . 2>/dev/null
     ;;
@@ -57,11 +57,11 @@ case "${1:-}" in
     B=/tmp/bench; mkdir -p $B
     {
       timeout 60 python3 bench/ncu_passes.py --label column_sum_scale --regex column_sum_scale --skip 2 --out $B \
-        --only targeted -- $L/pageable_upload
+        --only targeted,metrics_only -- $L/pageable_upload
       timeout 60 python3 bench/ncu_passes.py --label transpose_once --regex transpose_once --skip 0 --out $B \
-        --only targeted -- $L/launch_once
+        --only targeted,metrics_only -- $L/launch_once
       DTYPE=bf16 timeout 90 python3 bench/ncu_passes.py --label gemm_bf16 --regex 'nvjet|gemm|xmma|cutlass|sm90' \
-        --skip 3 --only targeted --out $B -- python3 suite/onetime/cublas_gemm.py
+        --skip 3 --only targeted,metrics_only --out $B -- python3 suite/onetime/cublas_gemm.py
     } 2>&1 | tee "$R/ncu_passes_targeted.jsonl"
     tar -C $B -cJf "$R/ncu_passes_targeted.tar.xz" . 2>/dev/null
     grep -E "^###|^rc=|replay|launch_skip|Bottleneck|accepted|inconclusive" "$R/live.log" | head -80

@@ -6,12 +6,13 @@ took 22 replay passes and did not carry the counters the mechanisms need (the en
 the memory tables, instruction and scheduler sections added, 36 passes; `--set full`, 38. So the first
 pass asks for exactly the metrics the engine's detectors, roofline and evidence read (this list:
 every metric name in the engine's source, the tensor-pipe and FP32/FP64 instruction families the roofline
-scans, and the stall reasons), with LaunchStats and Occupancy (launch metrics cost no replay). The full set
-is the fallback when this cannot name a mechanism.
+scans, and the stall reasons), with LaunchStats and Occupancy (launch metrics cost no replay) and SourceCounters
+(the report then carries the kernel's SASS, so the SASS step can confirm the mechanism for library kernels too).
+The full set is the fallback when this cannot name a mechanism. Passes measured for this choice: bench/README.md.
 """
 from __future__ import annotations
 
-TARGETED_SECTIONS: tuple[str, ...] = ("LaunchStats", "Occupancy")
+TARGETED_SECTIONS: tuple[str, ...] = ("LaunchStats", "Occupancy", "SourceCounters")
 
 ENGINE_METRICS: tuple[str, ...] = (
     "dram__bytes.sum.peak_sustained",

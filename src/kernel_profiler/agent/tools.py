@@ -392,6 +392,25 @@ def _ncu_argv(ncu: str, pattern: str, skip: int, count: int, out: Path, sections
     return argv
 
 
+def _sass_dump(ctx: ToolContext, rep: Path, fns: list[SassFunction]) -> list[SassFunction]:
+    """Write the SASS a report carries (its source counters) as a SASS dump beside it, and read it back: the SASS
+    counts then cite the SASS source they were counted from, and the critic reads the same file."""
+    if not fns:
+        return fns
+    lines: list[str] = []
+    for fn in fns:
+        lines += [f"\tcode for {fn.arch or 'sm_90'}", f"\t\tFunction : {fn.mangled or fn.name}"]
+        lines += [f"        /*{16 * i:04x}*/                   {ins} ;" for i, ins in enumerate(fn.instructions)]
+        lines.append("")
+    out = Path(str(rep).removesuffix(".ncu-rep") + ".sass.txt")
+    out.write_text("\n".join(lines) + "\n")
+    ctx.produced.append(str(out))
+    try:
+        return list(sass_reader.load(out))
+    except KernelProfilerError:
+        return fns
+
+
 def _names_mechanism(analyses) -> bool:
     return any(f.mechanism for a in analyses for f in a.findings) or excess_dram_traffic(analyses) is not None
 
@@ -457,7 +476,7 @@ def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfi
                 profiles = ncu_report.load(rep)
         ctx.produced.append(str(rep))
         try:
-            sass_fns = list(ncu_report.load_sass(rep))
+            sass_fns = _sass_dump(ctx, rep, list(ncu_report.load_sass(rep)))
         except KernelProfilerError:
             sass_fns = []
         resources = []
