@@ -459,16 +459,21 @@ def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfi
             return Path(str(out) + ".ncu-rep"), (res.stdout or "").strip()[-300:]
 
         rep, said = profile(skip, count, sset)
-        if not rep.exists() and skip > 0:  # retry once with what the timeline allows: the first launch
-            note += f"ncu matched nothing after skipping {skip} launches; retried at launch_skip 0. "
+        targeted = not sections and (sset or "targeted") == "targeted"
+        if not rep.exists() and (skip > 0 or targeted):  # retry once: the first launch, the full set
+            note += (f"ncu wrote no report at launch_skip {skip}" + (" with the targeted metrics" if targeted else "")
+                     + f" ({said[-160:]}); retried once at launch_skip 0" + (" with --set full" if targeted else "")
+                     + ". ")
             skip, count = 0, 1
+            if targeted:
+                sset, targeted = "full", False
             rep, said = profile(skip, count, sset)
         if not rep.exists():
             raise EmptyCapture(rep, f"ncu wrote no report: no kernel matched regex {pattern!r} (tried launch_skip "
                                     f"{inp.launch_skip}" + (f" and {skip}" if skip != inp.launch_skip else "")
                                     + f"). ncu said: {said}")
         profiles = ncu_report.load(rep)
-        if not sections and (sset or "targeted") == "targeted" and profiles and \
+        if targeted and profiles and \
                 not _names_mechanism(analyze_kernels(profiles, ranked, [], [])):
             note += "The targeted metrics named no mechanism; profiled again with --set full. "
             rep, said = profile(skip, count, "full")
