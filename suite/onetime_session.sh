@@ -43,7 +43,7 @@ case "${1:-}" in
       local name=$1; shift
       echo "### kernel-profiler ask -- $*"
       local t0=$(date +%s)
-      timeout 100 kernel-profiler ask "why is this program slow?" --record "$R/live-h200-$name.jsonl" -- "$@"
+      timeout 100 kernel-profiler ask "why is this program slow?" --model expert --record "$R/live-h200-$name.jsonl" -- "$@"
       echo "rc=$? wall=$(( $(date +%s) - t0 ))s"
     }
     {
