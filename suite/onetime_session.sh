@@ -13,7 +13,9 @@ export LD_LIBRARY_PATH=/tmp/dw/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 fi
-export PYTHONPATH=/tmp/site:$PWD/src
+# ncu's own copy of the ncu_report module (the wheel is not on the index these machines reach)
+NCU_PY=$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2>/dev/null | tail -1)
+export PYTHONPATH=/tmp/site:$PWD/src${NCU_PY:+:$NCU_PY}
 mkdir -p /tmp/kpbin && printf '#!/bin/sh\nexec python3 -m kernel_profiler.cli "$@"\n' > /tmp/kpbin/kernel-profiler
 chmod +x /tmp/kpbin/kernel-profiler && export PATH=/tmp/kpbin:$PATH
 W=/tmp/ot

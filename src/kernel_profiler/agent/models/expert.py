@@ -23,8 +23,9 @@ NAME = "offline-expert"
 
 
 def _base(name: str) -> str:
-    """Kernel function name without template arguments: `at::native::vectorized_elementwise_kernel`."""
-    return kernel_key(name).split("<", 1)[0]
+    """Kernel function name without template arguments or namespaces, as ncu's -k matches it (its function name
+    base): `vectorized_elementwise_kernel` for `at::native::vectorized_elementwise_kernel<...>`."""
+    return kernel_key(name).split("<", 1)[0].split("::")[-1]
 
 
 def kernel_regex(names: list[str]) -> str:
