@@ -3,7 +3,7 @@
 #   bash suite/onetime_session.sh capture   capture suite/onetime.toml (nsys + Kineto + ncu + SASS) and
 #                                           measure ncu replay passes (bench/ncu_passes.py)
 #   bash suite/onetime_session.sh live      live `kernel-profiler ask` on the one-time-work programs
-# Needs .debs (libdw1, libelf1 for nsys's importer) and, for `live`, .whl (pydantic & co.) carried along.
+# Needs .debs (libdw1, libelf1 for nsys's importer) and, for `live`, .whl (pydantic & co., ncu-report) carried along.
 # Results land in $OUT (the device tool's output folder) or /tmp/device-out.
 set -uo pipefail
 R=${OUT:-/tmp/device-out}; mkdir -p "$R"; unset OUT
@@ -13,9 +13,8 @@ export LD_LIBRARY_PATH=/tmp/dw/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 fi
-# ncu's own copy of the ncu_report module (the wheel is not on the index these machines reach)
-NCU_PY=$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2>/dev/null | tail -1)
-export PYTHONPATH=/tmp/site:$PWD/src${NCU_PY:+:$NCU_PY}
+# ncu_report comes from the carried ncu-report wheel: ncu's own extras/python copy segfaulted under python3.12 there
+export PYTHONPATH=/tmp/site:$PWD/src
 mkdir -p /tmp/kpbin && printf '#!/bin/sh\nexec python3 -m kernel_profiler.cli "$@"\n' > /tmp/kpbin/kernel-profiler
 chmod +x /tmp/kpbin/kernel-profiler && export PATH=/tmp/kpbin:$PATH
 W=/tmp/ot
