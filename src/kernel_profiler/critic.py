@@ -69,6 +69,7 @@ class Answer(BaseModel):
     bound: Optional[str] = None
     mechanism_id: Optional[str] = None
     kernel: Optional[str] = None
+    also_found: list[str] = Field(default_factory=list)  # one-time work etc., reported apart
 
     @classmethod
     def from_diagnosis(cls, d: Diagnosis) -> "Answer":
@@ -86,6 +87,8 @@ class Answer(BaseModel):
             bound=d.bound,
             mechanism_id=d.mechanism,
             kernel=d.primary.kernel,
+            also_found=[f.bottleneck + (f" Fix: {f.fix.change}" if f.fix else "") for f in d.secondary
+                        if f.mechanism == "startup_dominated" and f is not d.primary],
         )
 
 

@@ -88,6 +88,8 @@ class AskResult(BaseModel):
             fix += f"\n\nExpect `{a['fix_metric']}` to {'rise' if a.get('fix_direction') == 'increase' else 'fall'}."
         body = (f"## Bottleneck\n{a.get('bottleneck', '(none)')}\n\n## Evidence\n{ev or '(none)'}\n\n"
                 f"## Mechanism\n{a.get('mechanism', '(none)')}\n\n## Fix\n{fix or '(none)'}\n") if a else ""
+        if a.get("also_found"):
+            body += "\n## Also found\n" + "\n".join(f"- {x}" for x in a["also_found"]) + "\n"
         tail = ""
         if self.inconclusive:
             why = list(dict.fromkeys(r for v in self.verdicts if v.get("verdict") == "reject"
@@ -364,7 +366,7 @@ class Orchestrator:
             if self.replay is not None:
                 self.replay.verdict("schema")
             return self._rejected(call_id, verdict, None)
-        adict = answer.model_dump(mode="json")
+        adict = answer.model_dump(mode="json", exclude={"also_found"} if not answer.also_found else None)
         self.last_answer = adict
         self._event("answer", final=False, attempt=self.rejections + 1, answer=adict)
         self.progress("critic: checking the answer against the captures")
