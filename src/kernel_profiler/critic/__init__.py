@@ -1,0 +1,76 @@
+"""The critic: checks an answer's claim against the captures it cites, not its form.
+
+    form.py      clean (hidden text out), parse (JSON, Markdown headings of any style), reviewer-addressed text
+    facts.py     every value the captures hold, with provenance (artifact, kernel, metric, unit)
+    concepts.py  what a number measures: one vocabulary for metric names and answer words
+    match.py     a number -> the fact its sentence describes, or a declared derivation of cited facts
+    checks.py    the deterministic checks (numbers, mechanism signature, bound, fix, ...)
+    review.py    what the model reviewer (a second agent) receives
+
+`critique(answer, artifacts, diagnosis)` returns a `Verdict` with the reasons and, for every number,
+the fact or derivation it matched.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..artifacts import load_paths
+from ..artifacts.tables import Artifacts
+from ..diagnosis import Diagnosis
+from .answer import Answer, AnswerFormatError, EvidenceItem, NumberAudit, Verdict
+from .checks import CHECKS, build_context
+from .facts import Facts, gather_facts
+from .form import clean, parse_answer
+from .numbers import quantities
+
+_FACTS_CACHE: dict[tuple[int, int], tuple[Artifacts, Diagnosis, Facts]] = {}
+
+
+def facts_for(artifacts: Artifacts, diagnosis: Diagnosis) -> Facts:
+    """The facts of one set of captures (kept while the same objects are reviewed again)."""
+    key = (id(artifacts), id(diagnosis))
+    hit = _FACTS_CACHE.get(key)
+    if hit is None or hit[0] is not artifacts or hit[1] is not diagnosis:
+        if len(_FACTS_CACHE) > 8:
+            _FACTS_CACHE.clear()
+        hit = (artifacts, diagnosis, gather_facts(artifacts, diagnosis))
+        _FACTS_CACHE[key] = hit
+    return hit[2]
+
+
+def _raw_of(a: Answer) -> str:
+    return "\n".join([a.bottleneck, a.mechanism, a.fix] + [e.text for e in a.evidence])
+
+
+def _cleaned(a: Answer) -> Answer:
+    c = a.model_copy(deep=True)
+    c.bottleneck, c.mechanism, c.fix = clean(a.bottleneck), clean(a.mechanism), clean(a.fix)
+    for e in c.evidence:
+        e.text = clean(e.text)
+    return c
+
+
+def critique(answer: Answer, artifacts: Artifacts, diagnosis: Optional[Diagnosis] = None,
+             raw: Optional[str] = None) -> Verdict:
+    """Check an answer against the captures; deterministic. `raw`: the answer's text as given (hidden parts too)."""
+    if diagnosis is None:
+        from ..engine import diagnose
+        diagnosis = diagnose(artifacts)
+    ctx = build_context(_cleaned(answer), facts_for(artifacts, diagnosis), raw if raw is not None else _raw_of(answer))
+    reasons: list[str] = []
+    checks: dict[str, bool] = {}
+    for name, fn in CHECKS.items():
+        r = fn(ctx)
+        checks[name] = not r
+        reasons += [x for x in r if x not in reasons]
+    return Verdict(verdict="accept" if all(checks.values()) else "reject", reasons=reasons, checks=checks,
+                   numbers=ctx.audit, mechanism=ctx.claimed, signature=ctx.signature)
+
+
+def critique_text(text: str, paths: Iterable[str | Path]) -> Verdict:
+    return critique(parse_answer(text), load_paths(list(paths)), raw=text)
+
+
+__all__ = ["Answer", "EvidenceItem", "Verdict", "NumberAudit", "AnswerFormatError", "parse_answer", "critique",
+           "critique_text", "quantities", "gather_facts", "CHECKS", "clean"]

@@ -1,0 +1,362 @@
+"""The deterministic checks: pure functions of (answer, review context) returning one-line reasons.
+
+  reviewer     no text addressed to the reviewer/critic (hidden parts included)
+  parts        all four parts are present and non-empty
+  numbers      every number matches the fact its sentence describes, or a declared derivation
+  mechanism    the mechanism is a causal chain: measurement -> cause -> gap to the roofline (or idle/copy time)
+  not_a_dump   a list of counters without such a chain is not an answer
+  signature    the claimed mechanism's signature is present in the captures (catalog.py)
+  bound        the bound agrees with the timeline's steady-state verdict
+  fix          the fix names a metric of the mechanism, moving toward the roofline, by a size the gap allows
+  replay_time  no ncu (replayed, serialized) kernel duration is quoted as program/step time
+  ceilings     no achieved rate above its ceiling
+  near_peak    a kernel at its roofline is not given an invented problem
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .. import catalog
+from ..catalog import CATALOG, KERNEL_BOUNDS, Measured
+from ..roofline import NEAR_PEAK_GAP
+from .answer import Answer, NumberAudit
+from .facts import REL_TOL, Fact, Facts
+from .form import addressed_to_reviewer, causal_chain
+from .match import Scope, answer_scope, close, kernel_mentions, match_derived, match_fact, sentence_concepts
+from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
+
+DUMP_MIN_NUMBERS = 3
+
+
+@dataclass
+class Context:
+    """What one review works with: the facts, the scope of the answer, and what the checks found."""
+
+    answer: Answer
+    facts: Facts
+    raw: str
+    scope: Scope = field(default_factory=lambda: Scope(set()))
+    claimed: Optional[str] = None
+    audit: list[NumberAudit] = field(default_factory=list)
+    signature: Optional[str] = None
+
+    def texts(self) -> list[tuple[str, str]]:
+        a = self.answer
+        return [("bottleneck", a.bottleneck), ("mechanism", a.mechanism)] + [("evidence", e.text) for e in a.evidence]
+
+    def described(self) -> list[tuple[str, str, str]]:
+        """(where, text, words that describe its numbers): an evidence line is described by its metric too."""
+        a = self.answer
+        return [("bottleneck", a.bottleneck, ""), ("mechanism", a.mechanism, "")] + \
+            [("evidence", e.text, f"{e.metric or ''} ") for e in a.evidence]
+
+
+GENERIC = ("instruction_bound",)  # claimed only when no specific mechanism is named
+
+
+def claimed_mechanism(a: Answer) -> Optional[str]:
+    if a.mechanism_id:
+        return a.mechanism_id
+    for text in (a.bottleneck, a.mechanism):
+        hits = [(i in GENERIC, m.start(), i) for i, e in CATALOG.items() if (m := e.words.search(scrub(text or "")))]
+        if hits:
+            return min(hits)[2]
+    return None
+
+
+# ----------------------------------------------------------------------------- form
+def check_reviewer(c: Context) -> list[str]:
+    hit = addressed_to_reviewer(c.raw)
+    return [f"The answer addresses the reviewer ('{hit[:80]}'): an answer speaks to the user about the program; "
+            f"remove text meant for the critic."] if hit else []
+
+
+def check_parts(c: Context) -> list[str]:
+    a, out = c.answer, []
+    for name, val in (("bottleneck", a.bottleneck), ("mechanism", a.mechanism), ("fix", a.fix)):
+        if not (val or "").strip():
+            out.append(f"The {name} part is missing: add a `## {name.capitalize()}` section.")
+    if not a.evidence:
+        out.append("The evidence part is missing: cite two or three measured numbers, each with its artifact.")
+    return out
+
+
+# ----------------------------------------------------------------------------- numbers
+def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], set[str]]]:
+    """(where, written-in, quantity, concepts, metric tokens, kernels in scope) for every number."""
+    out = []
+    for where, text, extra in c.described():
+        for s in sentences(text):
+            concepts = sentence_concepts(extra + s)
+            tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
+            kernels = c.scope.allowed(s, c.facts)
+            for q in quantities(s):
+                out.append((where, s, q, concepts, tokens, kernels))
+    for e in c.answer.evidence:
+        q = evidence_quantity(e.value, e.unit)
+        if any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
+               for x in quantities(e.text)):
+            continue  # the line's own text carries the number and is checked above
+        text = f"{e.metric or ''} {e.text}"
+        concepts = sentence_concepts(text)
+        tokens = {e.metric} if e.metric else set()
+        kernels = c.scope.allowed(f"{e.kernel or ''} {e.text}", c.facts) | ({k for k in c.facts.kernels
+                                                                              if e.kernel and k in e.kernel.replace(' ', '')})
+        out.append(("evidence", e.metric or e.text[:60], q, concepts, tokens, kernels))
+    return out
+
+
+def check_numbers(c: Context) -> list[str]:
+    items = _items(c)
+    matched: list[Optional[Fact]] = [match_fact(q, cs, toks, ks, c.facts) for _, _, q, cs, toks, ks in items]
+    cited = [f for f in matched if f is not None]
+    for _, _, _, _, toks, ks in items:
+        cited += [f for t in toks for f in c.facts.named(t) if f.kernel is None or f.kernel in ks]
+    out = []
+    for (where, s, q, cs, toks, ks), f in zip(items, matched):
+        if f is not None:
+            c.audit.append(NumberAudit(written=q.written, where=where, fact=f.describe(), derivation=f.derivation))
+            continue
+        d = match_derived(q, cs, cited)
+        if d is not None:
+            c.audit.append(NumberAudit(written=q.written, where=where, derivation=d[0], operands=d[1]))
+            continue
+        c.audit.append(NumberAudit(written=q.written, where=where))
+        described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
+        out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of what "
+                   f"its sentence describes ({described}) for the kernel in question, nor a derivation of cited "
+                   f"values: quote the value the artifact reports for that metric.")
+    return out
+
+
+# ----------------------------------------------------------------------------- mechanism
+def check_mechanism(c: Context) -> list[str]:
+    a = c.answer
+    if not (a.mechanism or "").strip() or _is_dump(c):
+        return []
+    if _inconclusive(a):
+        return []
+    why = causal_chain(a.mechanism, [c.claimed] if c.claimed else [])
+    return [f"Mechanism: {why}. Say why the code causes the measured numbers and how far that keeps it from the "
+            f"roofline (or what idle/copy time it explains)."] if why else []
+
+
+def _inconclusive(a: Answer) -> bool:
+    return (a.bound == "inconclusive" or bool(re.search(r"cannot (yet )?(separate|tell|distinguish|decide)|inconclusive",
+                                                        f"{a.bottleneck} {a.mechanism}", re.I)))
+
+
+def _is_dump(c: Context) -> bool:
+    a = c.answer
+    n = len(a.evidence) + len(quantities(a.mechanism)) + len(METRIC_TOKEN.findall(a.mechanism or ""))
+    return n >= DUMP_MIN_NUMBERS and causal_chain(a.mechanism, [c.claimed] if c.claimed else []) is not None \
+        and not _inconclusive(a)
+
+
+def check_not_a_dump(c: Context) -> list[str]:
+    if not (c.answer.mechanism or "").strip() or not _is_dump(c):
+        return []
+    why = causal_chain(c.answer.mechanism, [c.claimed] if c.claimed else [])
+    return [f"The answer lists counters without a causal chain ({why}): keep the two or three numbers that establish "
+            f"the bottleneck and explain measurement -> mechanism -> gap."]
+
+
+def _measured(c: Context, key: Optional[str]) -> Measured:
+    f = c.facts
+    prof = f.profiles.get(key) if key else None
+    return Measured(profile=prof, roofline=f.rooflines.get(key) if key else None,
+                    sass_ops=f.sass_ops.get(key, {}) if key else {}, spill=f.spills.get(key, (0, 0)) if key else (0, 0),
+                    timeline=f.timeline, name=prof.name if prof else (key or ""))
+
+
+def _subject(c: Context) -> Optional[str]:
+    """The profiled kernel the answer is about."""
+    prim = [k for k in c.scope.primary if k in c.facts.profiles]
+    return prim[0] if prim else (next(iter(c.scope.primary)) if c.scope.primary else None)
+
+
+def check_signature(c: Context) -> list[str]:
+    mid = c.claimed
+    if mid is None or mid not in CATALOG:
+        return []
+    key = _subject(c) if CATALOG[mid].scope == "kernel" else None
+    status, txt = catalog.check(mid, _measured(c, key))
+    c.signature = f"{mid}: {status}" + (f" ({txt})" if txt else "")
+    if status == catalog.ABSENT:
+        who = f"`{c.facts.kernels.get(key, key)}`" if key else "the program"
+        return [f"The answer claims {mid.replace('_', ' ')}, but the captures contradict it for {who}: {txt}."]
+    return []
+
+
+_BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle"),
+                ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate"),
+                ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound"),
+                ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound"),
+                ("latency", r"latency[- ]bound")]
+
+
+def answer_bound(c: Context) -> Optional[str]:
+    a = c.answer
+    if a.bound:
+        return a.bound
+    for b, pat in _BOUND_WORDS:
+        if re.search(pat, a.bottleneck or "", re.I):
+            return b
+    if c.claimed in CATALOG:
+        return CATALOG[c.claimed].bounds[0]
+    return None
+
+
+def timeline_verdict(f: Facts) -> Optional[str]:
+    """The engine's steady-state verdict on the timeline: host, transfer, startup, kernel (None without one)."""
+    d, s = f.diagnosis, f.timeline
+    v = getattr(s, "verdict", None) if s is not None else None
+    if v:
+        return v
+    if s is None or d is None or not s.window_ns:
+        return None
+    if d.primary.mechanism == "startup_dominated":
+        return "startup"
+    if d.bound in ("host", "transfer") and d.primary.mechanism in catalog.HOST_MECHANISMS:
+        return d.bound
+    return "kernel"
+
+
+def check_bound(c: Context) -> list[str]:
+    b, v, s = answer_bound(c), timeline_verdict(c.facts), c.facts.timeline
+    if b is None or v is None or s is None or b in ("inconclusive", "comms"):
+        return []
+    busy = f"GPU busy {s.busy_fraction:.0%} of the {s.window_ns / 1e6:.1f} ms steady window"
+    if v in ("host", "transfer", "startup") and b in KERNEL_BOUNDS:
+        return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "
+                f"{s.copy_ns / max(s.window_ns, 1):.0%}): no kernel change can fix idle time; answer on the timeline."]
+    if v == "kernel" and b in ("host", "transfer"):
+        return [f"The answer calls it {b}-bound, but the timeline's steady state keeps the GPU busy ({busy}; copies "
+                f"{s.copy_ns / max(s.window_ns, 1):.0%}): the dominant kernels are the cost, not the host."]
+    if {v, b} == {"host", "transfer"}:
+        return [f"The answer calls it {b}-bound, but the timeline says {v}-bound ({busy}, copies "
+                f"{s.copy_ns / max(s.window_ns, 1):.0%})."]
+    return []
+
+
+# ----------------------------------------------------------------------------- fix
+_SPEEDUP = re.compile(r"(\d+(?:\.\d+)?)\s?(?:x|×)\s*(?:faster|speed-?up|shorter|less time|lower (?:kernel |step )?time)|"
+                      r"(?:speed-?up|faster|time (?:down|drops?|falls?)) (?:by|of) (?:up to |about |~)*(\d+(?:\.\d+)?)\s?(?:x|×)",
+                      re.I)
+
+
+def check_fix(c: Context) -> list[str]:
+    a = c.answer
+    if not (a.fix or "").strip():
+        return []
+    out = []
+    if not (a.fix_metric or "").strip():
+        out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
+    if a.fix_direction not in ("increase", "decrease"):
+        out.append("The fix gives no direction: say whether the metric should increase or decrease, and by about how much.")
+    e = CATALOG.get(c.claimed or "")
+    if out or e is None:
+        return out
+    metric = a.fix_metric or ""
+    hit = next(((p, d) for p, d in e.fix_metrics if re.search(p, metric, re.I)), None)
+    if hit is None:
+        wanted = ", ".join(sorted({p.split("|")[0] for p, _ in e.fix_metrics}))
+        out.append(f"The fix's metric '{metric}' does not measure {e.id.replace('_', ' ')}: name one the change moves "
+                   f"({wanted}).")
+    elif hit[1] != a.fix_direction:
+        out.append(f"The fix says '{metric}' will {a.fix_direction}, but fixing {e.id.replace('_', ' ')} moves it the "
+                   f"other way ({hit[1]}), toward the roofline.")
+    out += _fix_size(c)
+    return out
+
+
+def _fix_size(c: Context) -> list[str]:
+    m = _SPEEDUP.search(c.answer.fix or "")
+    if not m:
+        return []
+    factor = float(m.group(1) or m.group(2))
+    key = _subject(c)
+    r = c.facts.rooflines.get(key) if key else None
+    s = c.facts.timeline
+    if c.claimed in catalog.HOST_MECHANISMS and s is not None and s.busy_fraction > 0:
+        limit, what = 1 / s.busy_fraction, f"the GPU is already busy {s.busy_fraction:.0%} of the window"
+    elif r is not None and c.claimed != "no_tensor_cores":
+        limit, what = r.gap, f"the kernel runs {r.gap:.1f}x its roofline floor"
+    else:
+        return []
+    if factor > limit * 1.5 + 0.5:
+        return [f"The fix promises {factor:g}x, but {what}: removing the whole gap gives at most ~{limit:.1f}x."]
+    return []
+
+
+# ----------------------------------------------------------------------------- time and ceilings
+_PROGRAM_TIME = re.compile(r"\b(program|application|app|wall[- ]?(clock)?|step time|per step|each step|per iteration|"
+                           r"iteration time|end[- ]to[- ]end|the run|whole run|total time|run time|runtime)\b", re.I)
+
+
+def check_replay_time(c: Context) -> list[str]:
+    f, out = c.facts, []
+    if not f.ncu_durations:
+        return []
+    for _, text in c.texts():
+        for sent in sentences(text):
+            if not _PROGRAM_TIME.search(sent):
+                continue
+            for q in quantities(sent):
+                if q.family != "time":
+                    continue
+                is_ncu = any(close(d, q.value, q.tol) for d in f.ncu_durations)
+                is_prog = any(close(p, q.value, q.tol) for p in f.program_times)
+                if is_ncu and not is_prog:
+                    ref = (f" (the timeline's step median is {min(f.program_times, key=lambda p: abs(p - q.value)) / 1e6:.4g} ms)"
+                           if f.program_times else "")
+                    out.append(f"'{q.written}' is an ncu kernel duration (replayed in isolation), quoted as program/"
+                               f"step time{ref}: take program time from the timeline.")
+    return out
+
+
+def check_ceilings(c: Context) -> list[str]:
+    f, out = c.facts, []
+    rs = [f.rooflines[k] for k in c.scope.primary if k in f.rooflines] or list(f.rooflines.values())
+    bw = max((r.peak_bandwidth for r in rs), default=None)
+    ceilings = [x.value for x in f.items if x.family in ("byte_rate", "flop_rate") and "peak" in x.concepts]
+    for _, text in c.texts():
+        for s in sentences(text):
+            for q in quantities(s):
+                if any(close(v, q.value, q.tol) for v in ceilings):
+                    continue
+                if q.family == "byte_rate" and bw and q.value > bw * (1 + REL_TOL) + q.tol:
+                    out.append(f"'{q.written}' exceeds the device-memory ceiling of {bw / 1e12:.2f} TB/s: an achieved "
+                               f"rate cannot pass its peak; recheck bytes and time.")
+            for m in re.finditer(r"(\d+(?:\.\d+)?)\s?%\s+of\s+(the\s+|its\s+)?(peak|ceiling|roofline|hardware|bandwidth|"
+                                 r"dram bandwidth|sol|speed[- ]of[- ]light)", scrub(s), re.I):
+                if float(m.group(1)) > 100.0:
+                    out.append(f"'{m.group(0)}' is above 100% of its ceiling: a bug in the numbers, not a measurement.")
+    return out
+
+
+def check_near_peak(c: Context) -> list[str]:
+    if c.claimed in (None, "near_peak") or (c.claimed in CATALOG and CATALOG[c.claimed].scope == "program"):
+        return []
+    out = []
+    for k in sorted(kernel_mentions(c.answer.bottleneck, c.facts) | c.scope.primary):
+        r = c.facts.rooflines.get(k)
+        if r is not None and r.gap <= NEAR_PEAK_GAP:
+            out.append(f"`{c.facts.kernels.get(k, k)}` runs near its roofline (duration/floor = {r.gap:.2f}), so "
+                       f"'{c.claimed}' cannot be what limits it: say it is done and point at the next-largest cost.")
+    return out
+
+
+CHECKS = {
+    "reviewer": check_reviewer, "parts": check_parts, "numbers": check_numbers, "mechanism": check_mechanism,
+    "not_a_dump": check_not_a_dump, "signature": check_signature, "bound": check_bound, "fix": check_fix,
+    "replay_time": check_replay_time, "ceilings": check_ceilings, "near_peak": check_near_peak,
+}
+
+
+def build_context(answer: Answer, facts: Facts, raw: str) -> Context:
+    whole = " ".join([answer.bottleneck, answer.mechanism] + [e.text for e in answer.evidence])
+    scope = answer_scope(answer.bottleneck, whole, [answer.kernel], facts)
+    return Context(answer=answer, facts=facts, raw=raw, scope=scope, claimed=claimed_mechanism(answer))

@@ -1,0 +1,185 @@
+"""What a number measures: one vocabulary of concepts for metric names and for the words of an answer.
+
+A fact in the captures gets concepts from its metric name (`METRIC_CONCEPTS`); a number in an
+answer gets concepts from the words next to it and from its unit (`TEXT_CONCEPTS`, `UNIT_CONCEPTS`).
+A number can only match a fact that shares a concept with the words describing it, so an invented
+percentage that happens to equal some unrelated counter does not pass.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# metric-name pattern -> concepts (all patterns that match contribute)
+METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), frozenset(c.split())) for p, c in [
+    (r"gpu__time_duration|roofline_duration|streaming_duration|kernel_(median|mean|total|min|max)_ns", "duration"),
+    (r"timeline\.kernel_ns", "duration busy"),
+    (r"roofline_floor", "floor"),
+    (r"roofline_gap|roofline_slack", "gap"),
+    (r"roofline_pct_of_peak|fraction_of_peak", "peak gap sol"),
+    (r"^dram__bytes(_read|_write)?\.sum$|roofline_dram_bytes|streaming_dram_bytes", "dram_bytes bytes"),
+    (r"dram__bytes_read", "read"), (r"dram__bytes_write", "write"),
+    (r"dram__bytes\.sum\.per_second|achieved_bandwidth|copy_bandwidth", "bandwidth"),
+    (r"achieved_flops|flops_per_second", "flop_rate"),
+    (r"roofline_flops$", "flops"),
+    (r"arithmetic_intensity", "intensity"),
+    (r"^ceiling\.|peak_sustained$|^device\.(fp|tf|bf|dram)", "peak"),
+    (r"ceiling\.dram|device\.dram", "bandwidth"),
+    (r"ceiling\.(?!dram)|device\.(fp|tf|bf)", "flop_rate"),
+    (r"^sm__throughput", "sol sol_sm"),
+    (r"gpu__compute_memory_throughput", "sol sol_mem"),
+    (r"gpu__dram_throughput|dram__throughput", "sol sol_dram"),
+    (r"^l1tex__throughput", "sol l1"), (r"^lts__throughput", "sol l2"),
+    (r"sm__warps_active|achieved_occupancy|sm__maximum_warps_per_active_cycle_pct|occupancy_per|warps_per_sm|"
+     r"theoretical_occupancy", "occupancy"),
+    (r"launch__occupancy_limit", "occupancy occupancy_limit"),
+    (r"registers", "registers"),
+    (r"shared_mem|shared_bytes|smem", "shared_mem"),
+    (r"launch__grid_size|grid_blocks|grid_[xyz]$|\.grid$", "grid"),
+    (r"launch__block_size|\.block$|block_[xyz]$", "block"),
+    (r"sm_count", "sm_count"),
+    (r"waves_per_multiprocessor", "waves"),
+    (r"_sectors", "sectors"), (r"_requests", "requests"),
+    (r"sectors_per_request", "sectors_per_request coalescing"),
+    (r"bytes_per_sector", "bytes_per_sector coalescing"),
+    (r"mem_global", "global"),
+    (r"wavefronts", "wavefronts"),
+    (r"bank_conflict|shared_ways", "bank_conflict"),
+    (r"mem_shared|op_shared|sass\.(LDS|STS)", "shared_access"),
+    (r"mem_local|spill|stack|sass\.(LDL|STL)|local_bytes", "local"),
+    (r"thread_inst_executed_per_inst_executed", "divergence"),
+    (r"tensor|sass\.(HMMA|HGMMA|IMMA|QGMMA)", "tensor"),
+    (r"pipe_fma|sass\.FFMA", "fma"),
+    (r"inst_executed\.sum$|^sass\.", "inst"),
+    (r"stalled", "stall"), (r"long_scoreboard", "scoreboard"), (r"mio_throttle", "mio"), (r"barrier", "barrier"),
+    (r"atom|_red\.|sass\.(RED|ATOM)", "atomic"),
+    (r"timeline\.(busy|gpu_busy)", "busy"),
+    (r"timeline\.idle", "idle"),
+    (r"idle_host_sync|sync_calls", "sync"),
+    (r"idle_launch|launch_overhead", "launches"),
+    (r"idle_host_work", "host_work"),
+    (r"timeline\.(window|step)", "window"),
+    (r"steps$", "steps"),
+    (r"timeline\.startup", "startup"),
+    (r"timeline\.capture", "capture"),
+    (r"timeline\.copy|copy_bytes|copy_count|copy_median", "copy"),
+    (r"pageable", "pageable"), (r"pinned", "pinned"),
+    (r"launches$|kernel_count|streaming_kernels", "launches"),
+    (r"kernel_share|\.share$|_share$", "share"),
+    (r"streaming_", "passes"),
+    (r"cycles_elapsed\.avg\.per_second|sm_clock", "clock"),
+    (r"^rule\.", "speedup"),
+    (r"rank\.", "rank"), (r"collective", "comms"),
+    (r"(?<!dst_)fp32|ffma", "fp32"), (r"tf32", "tf32 tensor"), (r"bf16", "bf16 tensor"),
+    (r"(?<![bd])fp16|(?<![bd])(?<!dst_)f16", "fp16 tensor"), (r"fp8", "fp8 tensor"), (r"fp64|dfma", "fp64"),
+]]
+
+# answer words -> concepts
+TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), frozenset(c.split())) for p, c in [
+    (r"duration|\btakes?\b|\btook\b|\bruns?\b|\blasts?\b|\bmeasured\b|kernel time|execution time|elapsed|"
+     r"\bmedian\b|\bmean\b|\baverage\b|per launch|each launch|per call|spends?|spent|\blong\b|\bus\b|\bms\b", "duration"),
+    (r"\bfloor|minimum time|ideal time|lower bound|could (run|finish)|would take|at best", "floor"),
+    (r"\bgap\b|\bfloor\b|roofline|slower than|(away|far) from|\bwithin\b|off (the|its) (roofline|peak)|"
+     r"\btimes (its|the)\b|\bx (its|the)\b|\bdone\b|headroom|\bgain|\bbuy\b|\bsav(e|ing)|improvement|at most", "gap"),
+    (r"\bDRAM\b|\bHBM\b|device memory|global memory|bytes|traffic|\bmoved?\b|\bmoves\b|\bGB\b|\bMB\b|GiB|MiB|\bKB\b",
+     "dram_bytes bytes"),
+    (r"\bread\b|\breads\b|loaded|\bload", "read"), (r"\bwrit(e|es|ten)\b|\bstored?\b", "write"),
+    (r"bandwidth|[TGM]B/s|\bthroughput\b|sustain|\bstream", "bandwidth"),
+    (r"FLOP/s|FLOPS|\bachiev|\bsustain|\brate\b|throughput|\bdelivers?\b", "flop_rate bandwidth"),
+    (r"\bFLOPs?\b|\bflops\b|GFLOP|operations", "flops"),
+    (r"intensity|FLOP(s)? per (DRAM )?byte|FLOP/byte", "intensity"),
+    (r"\bpeak|ceiling|roofline|datasheet|\bmax(imum)?\b|theoretical|\boffers?\b|capable|\bspec\b|\bup to\b|"
+     r"\bridge\b|hardware|\blimit\b|speed[- ]of[- ]light|\bSOL\b", "peak"),
+    (r"\bSM\b.{0,20}(throughput|busy|utili)|compute throughput|\bSOL\b|speed[- ]of[- ]light|issue|"
+     r"\bSMs?\b (are |is )?busy", "sol sol_sm"),
+    (r"memory throughput|memory (unit|system|pipe)s? (is |are )?(busy|utili)|\bSOL\b|speed[- ]of[- ]light|"
+     r"memory (is |are )?(busy|utili)", "sol sol_mem"),
+    (r"DRAM (throughput|busy|utili)|\bbandwidth\b.{0,20}%|% of (the )?(DRAM|HBM|memory) (bandwidth|peak)",
+     "sol sol_dram"),
+    (r"\bL1\b|L1TEX|shared[- ]memory pipe|\bLSU\b", "l1"), (r"\bL2\b", "l2"),
+    (r"occupancy|warps? (are )?(active|resident|in flight)|warp slots|warps per SM|active warps", "occupancy"),
+    (r"blocks? per SM|\bcaps?\b|\blimit(s|ed|er|ing)?\b|allow", "occupancy_limit"),
+    (r"register", "registers"),
+    (r"shared memory|\bsmem\b|shared (array|tile|buffer)", "shared_mem"),
+    (r"\bblocks?\b|\bgrid\b|\bCTAs?\b", "grid"),
+    (r"threads? per block|block size|blocks? of|\bthreads\b", "block"),
+    (r"\bSMs?\b|multiprocessors?", "sm_count"),
+    (r"\bwaves?\b", "waves"),
+    (r"sectors?", "sectors"), (r"requests?", "requests"),
+    (r"sectors? per (warp )?(load |store )?(request|load|access|instruction)|coalesc|scatter", "sectors_per_request coalescing"),
+    (r"bytes? per sector|useful bytes|of (every|each) 32[- ]byte|of every 32 bytes|bytes (of|in) (each|every) sector|"
+     r"sector efficiency|coalesc|scatter", "bytes_per_sector coalescing"),
+    (r"global", "global"),
+    (r"wavefronts?|\bway\b|n-way|replays?|serializ", "wavefronts"),
+    (r"bank|conflict|\bway\b|n-way", "bank_conflict"),
+    (r"shared (load|store|access|memory instruction)|\bLDS\b|\bSTS\b|shared-memory instruction", "shared_access"),
+    (r"local|spill|stack|\bLDL\b|\bSTL\b", "local"),
+    (r"active threads|threads? per (warp )?instruction|divergen|\blanes?\b|of 32 threads", "divergence"),
+    (r"tensor|\bMMA\b|HMMA|HGMMA|WGMMA|wgmma|\bWMMA\b", "tensor"),
+    (r"\bFMA\b|\bFFMA\b|FP32 pipe|fp32 pipe|FMA pipe", "fma"),
+    (r"instructions?|\binst\b|\bSASS\b", "inst"),
+    (r"stall|waiting|cycles? per (issue|instruction)|scoreboard|throttle", "stall"),
+    (r"scoreboard|memory latency|waiting on (memory|loads)", "scoreboard"), (r"\bMIO\b|mio", "mio"),
+    (r"barrier|__syncthreads", "barrier"),
+    (r"atomic|\bATOM\b|\bRED\b", "atomic"),
+    (r"\bbusy\b|utili[sz]|\bactive\b|occupied|\bworking\b|kernel time", "busy"),
+    (r"\bidle\b|\bempty\b|\bwaits?\b|\bgaps?\b|starv", "idle"),
+    (r"synchroni|\bsync\b|\.item\(|blocking", "sync"),
+    (r"host work|CPU work|python|host[- ]side|bookkeeping", "host_work"),
+    (r"window|\bsteps?\b|iteration|wall|\brun\b|\btotal\b|\bspan\b|steady|program|loop", "window"),
+    (r"\bsteps\b|iterations", "steps"),
+    (r"start-?up|before the first|\bimports?\b|initiali|context creation|set-?up|one-time|warm-?up", "startup"),
+    (r"capture|whole run|profil(ed|ing) (run|span)|\btotal\b", "capture"),
+    (r"cop(y|ies)|memcpy|transfer|\bH2D\b|\bD2H\b|HtoD|DtoH|PCIe|upload|download|pageable|pinned", "copy"),
+    (r"pageable", "pageable"), (r"pinned|page-locked", "pinned"),
+    (r"launch|\bkernels\b|\bcalls\b|invocations|\btimes\b", "launches"),
+    (r"\bshare\b|of (the )?(GPU|kernel|total|busy|steady)[- ]?(time|window)|dominat|accounts? for|\bof GPU\b",
+     "share"),
+    (r"\bpass(es)?\b|fus(e|ion|ed)|round trips?", "passes"),
+    (r"clock|GHz|MHz", "clock"),
+    (r"speed-?up|estimat|guided|\brule\b", "speedup"),
+    (r"\brank", "rank"), (r"collective|all-?reduce|NCCL|all-?gather", "comms"),
+    (r"\bFP32\b|fp32|single[- ]precision|\bFFMA\b|FMA pipe", "fp32"), (r"\bTF32\b", "tf32"),
+    (r"\bBF16\b|bfloat16", "bf16"), (r"\bFP16\b|half[- ]precision", "fp16"), (r"\bFP8\b", "fp8"),
+    (r"\bFP64\b|double[- ]precision", "fp64"),
+    (r"\bx\b|×|\btimes\b|fold|fraction|ratio|faster|slower|\bmore\b|\bfewer\b|\bless\b", "ratio"),
+]]
+
+# A count noun after the number says what it counts.
+UNIT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), frozenset(c.split())) for p, c in [
+    (r"^sectors?(/|$)", "sectors"), (r"^sectors?/request", "sectors_per_request"),
+    (r"^wavefronts?|^way$", "wavefronts bank_conflict"), (r"^requests?", "requests"),
+    (r"^registers?", "registers"), (r"^(blocks?|CTAs?)$", "grid"), (r"^threads?", "block divergence"),
+    (r"^warps?", "occupancy"), (r"^(launch|launches|kernels?)$", "launches"), (r"^calls?$", "launches sync"), (r"^steps?$|^iterations?", "steps"),
+    (r"^SMs?$", "sm_count"), (r"^(instructions?|inst)", "inst"), (r"^conflicts?", "bank_conflict"),
+    (r"^banks?", "bank_conflict"), (r"^cycles?", "stall"), (r"^lanes?", "divergence"), (r"^atomics?", "atomic"),
+    (r"^copies", "copy"), (r"^pass(es)?$", "passes"), (r"^waves?$", "waves"), (r"G?FLOPs?$|^flops?$", "flops"),
+    (r"/s$|/sec$", "bandwidth flop_rate"), (r"^[kKMGT]?i?B$|^bytes?$", "bytes"), (r"B/sector|byte/sector", "bytes_per_sector"),
+    (r"Hz$", "clock"),
+]]
+
+
+@lru_cache(maxsize=65536)
+def metric_concepts(metric: str) -> frozenset[str]:
+    out: set[str] = set()
+    for pat, cs in METRIC_CONCEPTS:
+        if pat.search(metric):
+            out |= cs
+    return frozenset(out)
+
+
+def text_concepts(text: str) -> frozenset[str]:
+    out: set[str] = set()
+    for pat, cs in TEXT_CONCEPTS:
+        if pat.search(text or ""):
+            out |= cs
+    return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def unit_concepts(unit: str) -> frozenset[str]:
+    out: set[str] = set()
+    for pat, cs in UNIT_CONCEPTS:
+        if pat.search(unit or ""):
+            out |= cs
+    return frozenset(out)

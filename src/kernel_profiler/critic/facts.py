@@ -1,0 +1,469 @@
+"""Every value the captures hold, with provenance: (artifact, kernel, metric, unit).
+
+`gather_facts` indexes what the artifacts say (every ncu metric of every profiled kernel, the
+timeline's per-kernel statistics, SASS opcode counts, compiler resources, the device) plus the
+measured summaries the engine's analysis stages compute from them (the timeline's steady-state
+summary, each kernel's roofline). Values derived from read values carry the name of the declared
+derivation that produced them (`Fact.derivation`); nothing is taken from the engine's answer text
+(findings' evidence, explanations, fixes), so an answer is never accepted by construction.
+"""
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Iterable, Optional
+
+from .. import devices
+from ..artifacts.tables import Artifacts, KernelProfile
+from ..diagnosis import Diagnosis, Roofline, TimelineSummary
+from ..kernels import base_name, dedupe, norm_key
+from ..roofline import ceilings as roofline_ceilings
+from ..roofline import roofline as compute_roofline
+from .concepts import metric_concepts
+from .numbers import family_and_factor
+
+REL_TOL = 0.02
+MAX_SUBSET_KERNELS = 9  # sums over subsets of profiled kernels are enumerated up to this many kernels
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One value: where it was read (or how it was derived), for which kernel, in base units."""
+
+    metric: str
+    value: float
+    family: str  # time | bytes | byte_rate | flop_rate | hz | pct | ratio | count
+    artifact: str
+    kernel: Optional[str] = None  # norm_key of the kernel; None for timeline/device/program facts
+    derivation: Optional[str] = None  # None: read as is; else the declared derivation
+    concepts: frozenset = frozenset()
+
+    def describe(self) -> str:
+        k = f" [{self.kernel}]" if self.kernel else ""
+        how = f" via {self.derivation}" if self.derivation else ""
+        return f"{self.metric}{k} = {self.value:.6g} ({self.artifact}){how}"
+
+
+@dataclass
+class Facts:
+    items: list[Fact] = field(default_factory=list)
+    by_family: dict[str, list[Fact]] = field(default_factory=dict)
+    keys: dict[str, list[float]] = field(default_factory=dict)  # family -> sorted values (parallel to by_family)
+    by_metric: dict[str, list[Fact]] = field(default_factory=dict)
+    launches: list[tuple[str, Roofline, Optional[float]]] = field(default_factory=list)  # (key, roofline, share) per launch
+    kernels: dict[str, str] = field(default_factory=dict)  # norm_key -> base name
+    profiles: dict[str, KernelProfile] = field(default_factory=dict)  # norm_key -> richest ncu profile
+    rooflines: dict[str, Roofline] = field(default_factory=dict)
+    sass_ops: dict[str, dict[str, int]] = field(default_factory=dict)
+    spills: dict[str, tuple[int, int]] = field(default_factory=dict)  # norm_key -> (stack, spill bytes)
+    ncu_durations: list[float] = field(default_factory=list)
+    program_times: list[float] = field(default_factory=list)
+    timeline: Optional[TimelineSummary] = None
+    diagnosis: Optional[Diagnosis] = None
+    sm_count: Optional[int] = None
+
+    def add(self, metric: str, value, family: str, artifact: str, kernel: Optional[str] = None,
+            derivation: Optional[str] = None) -> None:
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            return
+        if not math.isfinite(v):
+            return
+        self.items.append(Fact(metric, abs(v), family, artifact, kernel, derivation, metric_concepts(metric)))
+
+    def add_unit(self, metric: str, value, unit: Optional[str], artifact: str, kernel: Optional[str] = None,
+                 derivation: Optional[str] = None) -> None:
+        fam, factor = family_and_factor(unit)
+        if unit in ("byte/s",):
+            fam = "byte_rate"
+        elif unit in ("hz",):
+            fam = "hz"
+        try:
+            self.add(metric, float(value) * factor, fam, artifact, kernel, derivation)
+        except (TypeError, ValueError):
+            return
+
+    def finish(self) -> "Facts":
+        seen = set()
+        uniq = []
+        for f in self.items:
+            key = (f.metric, f.kernel, round(f.value, 9), f.family)
+            if key not in seen:
+                seen.add(key)
+                uniq.append(f)
+        self.items = uniq
+        for f in uniq:
+            self.by_family.setdefault(f.family, []).append(f)
+            self.by_metric.setdefault(f.metric, []).append(f)
+        for fam, lst in self.by_family.items():
+            lst.sort(key=lambda f: f.value)
+            self.keys[fam] = [f.value for f in lst]
+        return self
+
+    def near(self, family: str, value: float, tol: float) -> Iterable[Fact]:
+        """Facts of a family within rounding of `value`."""
+        vals = self.keys.get(family, [])
+        lo = value - max(REL_TOL * abs(value), tol)
+        hi = value + max(REL_TOL * abs(value) / (1 - REL_TOL), tol)
+        i = bisect_left(vals, lo)
+        lst = self.by_family.get(family, [])
+        while i < len(vals) and vals[i] <= hi * (1 + 1e-12):
+            yield lst[i]
+            i += 1
+
+    def named(self, metric: str, kernel: Optional[str] = None) -> list[Fact]:
+        return [f for f in self.by_metric.get(metric, []) if kernel is None or f.kernel in (kernel, None)]
+
+
+# ----------------------------------------------------------------------------- kernels (ncu)
+def _kernel(f: Facts, key: str, name: str) -> None:
+    base = base_name(name) or key.split("<")[0].split("::")[-1]
+    if key and base:
+        f.kernels.setdefault(key, base)
+
+
+_PAIRS = {  # declared ratio derivations: metric name as the engine spells it -> (numerator, denominator)
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum/l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum":
+        ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum/l1tex__t_requests_pipe_lsu_mem_global_op_st.sum":
+        ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum/smsp__sass_inst_executed_op_shared_ld.sum":
+        ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"),
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum/smsp__sass_inst_executed_op_shared_st.sum":
+        ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
+}
+ATOMIC = ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum")
+L2_ATOMIC = ("lts__t_sectors_srcunit_tex_op_atom.sum", "lts__t_sectors_srcunit_tex_op_red.sum")
+
+
+def _kernel_facts(f: Facts, k: KernelProfile, key: str) -> None:
+    m, src = k.metrics, k.source
+    for name, v in m.items():
+        f.add_unit(name, v, k.units.get(name), src, key)
+    for name, (a, b) in _PAIRS.items():
+        if m.get(a) is not None and m.get(b):
+            f.add(name, m[a] / m[b], "count", src, key, "ratio of two ncu metrics")
+    for op, label in (("ld", "ld"), ("st", "st")):
+        c, i = m.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"), m.get(f"smsp__sass_inst_executed_op_shared_{op}.sum")
+        if c is not None and i:
+            f.add(f"derived.shared_{label}_ways", 1 + c / i, "count", src, key, "1 + bank conflicts per shared instruction")
+    if any(m.get(a) is not None for a in ATOMIC):
+        f.add("+".join(ATOMIC), sum(m.get(a) or 0 for a in ATOMIC), "count", src, key, "sum of ncu metrics")
+        f.add("+".join(L2_ATOMIC), sum(m.get(a) or 0 for a in L2_ATOMIC), "count", src, key, "sum of ncu metrics")
+    atom = sum(m.get(a) or 0 for a in ATOMIC)
+    req = atom + (m.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") or 0) + (m.get("smsp__sass_inst_executed_op_global_st.sum") or 0)
+    if atom and req:
+        f.add("derived.atomic_request_share", atom / req, "ratio", src, key, "atomic / (atomic + load + store) requests")
+    loc = (m.get("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum") or 0) + (m.get("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum") or 0)
+    glob = (m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") or 0) + (m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum") or 0)
+    if loc + glob:
+        f.add("derived.local_sector_share", loc / (loc + glob), "ratio", src, key, "local / (local + global) sectors")
+    grid, sms = m.get("launch__grid_size"), m.get("launch__sm_count")
+    if grid and sms:
+        f.add("derived.grid_per_sm", grid / sms, "ratio", src, key, "grid / SM count")
+        f.add("derived.sm_per_grid", sms / grid, "ratio", src, key, "SM count / grid")
+        f.add("derived.idle_sms", max(sms - grid, 0), "count", src, key, "SM count - grid")
+    for path, v in _safe_ceilings(k).items():
+        f.add(f"ceiling.{path}", v, "byte_rate" if path == "dram" else "flop_rate", src, key,
+              "ncu peak-sustained x measured clock")
+    for r in k.rules:
+        try:
+            sp = float(r.get("speedup") or 0.0)
+        except (TypeError, ValueError):
+            continue
+        if sp:
+            f.add(f"rule.{r.get('id')}", sp, "pct", src, key, "ncu guided-analysis estimate")
+
+
+def _safe_ceilings(k: KernelProfile) -> dict[str, float]:
+    try:
+        return roofline_ceilings(k)[0]
+    except Exception:  # a profile without peak metrics has no ceilings
+        return {}
+
+
+def _roofline_facts(f: Facts, r: Roofline, src: str, key: str) -> None:
+    how = "roofline (duration, DRAM bytes, FLOPs on the math path, ceilings)"
+    f.add("derived.roofline_floor_ns", r.floor_ns, "time", src, key, how)
+    f.add("derived.roofline_duration_ns", r.duration_ns, "time", src, key, how)
+    f.add("derived.roofline_excess_ns", r.duration_ns - r.floor_ns, "time", src, key, "duration - floor")
+    f.add("derived.roofline_gap", r.gap, "ratio", src, key, "duration / floor")
+    f.add("derived.roofline_pct_of_peak", 1 / r.gap, "ratio", src, key, "floor / duration")
+    f.add("derived.roofline_slack", r.gap - 1, "ratio", src, key, "duration / floor - 1")
+    f.add("derived.roofline_slack", 1 - 1 / r.gap, "ratio", src, key, "1 - floor / duration")
+    f.add("derived.roofline_dram_bytes", r.dram_bytes, "bytes", src, key, "DRAM read + write bytes")
+    if getattr(r, "needed_floor_ns", None) and getattr(r, "needed_gap", None):  # the floor for the bytes the work needs
+        need = "roofline at the bytes the work needs"
+        f.add("derived.roofline_floor_ns", r.needed_floor_ns, "time", src, key, need)
+        f.add("derived.roofline_excess_ns", r.duration_ns - r.needed_floor_ns, "time", src, key, "duration - needed floor")
+        f.add("derived.roofline_needed_bytes", r.needed_bytes, "bytes", src, key, r.needed_source or need)
+        f.add("derived.roofline_gap", r.needed_gap, "ratio", src, key, "duration / needed floor")
+        f.add("derived.roofline_pct_of_peak", 1 / r.needed_gap, "ratio", src, key, "needed floor / duration")
+        f.add("derived.roofline_slack", r.needed_gap - 1, "ratio", src, key, "duration / needed floor - 1")
+        f.add("derived.roofline_slack", 1 - 1 / r.needed_gap, "ratio", src, key, "1 - needed floor / duration")
+    f.add("derived.achieved_bandwidth", r.achieved_bandwidth, "byte_rate", src, key, "DRAM bytes / duration")
+    f.add("derived.fraction_of_peak_bandwidth", r.achieved_bandwidth / r.peak_bandwidth, "ratio", src, key,
+          "achieved / peak bandwidth")
+    name = "derived.fp32_flops_per_second" if r.math_path == "fp32" else "derived.achieved_flops_per_second"
+    f.add(name, r.achieved_flops, "flop_rate", src, key, f"FLOPs on the {r.math_path} path / duration")
+    if r.flops:
+        f.add("derived.roofline_flops", r.flops, "count", src, key, f"FLOPs on the {r.math_path} path")
+        f.add("derived.fraction_of_peak_flops", r.achieved_flops / r.peak_flops, "ratio", src, key,
+              "achieved / peak FLOP/s of the path")
+        if r.arithmetic_intensity is not None:
+            f.add("derived.arithmetic_intensity", r.arithmetic_intensity, "count", src, key, "FLOPs / DRAM bytes")
+    f.add("ceiling.roofline_dram", r.peak_bandwidth, "byte_rate", src, key, r.ceiling_source)
+    f.add(f"ceiling.roofline_{r.math_path.split()[0]}", r.peak_flops, "flop_rate", src, key, r.ceiling_source)
+
+
+def _subset_sums(f: Facts) -> None:
+    """Program-level sums over groups of profiled memory-bound launches (e.g. several passes over the same data)."""
+    rs = sorted([x for x in f.launches if x[1].limiter == "memory"], key=lambda x: -x[1].dram_bytes)[:MAX_SUBSET_KERNELS]
+    for n in range(2, len(rs) + 1):
+        for group in combinations(rs, n):
+            src = "ncu reports"
+            total = sum(r.dram_bytes for _, r, _ in group)
+            biggest = max(r.dram_bytes for _, r, _ in group)
+            shares = {key: s for key, _, s in group if s is not None}
+            if shares:
+                f.add("derived.streaming_share", sum(shares.values()), "ratio", src, None,
+                      f"timeline share of {len(shares)} profiled kernels")
+            f.add("derived.streaming_dram_bytes", total, "bytes", src, None, f"sum over {n} profiled kernels")
+            f.add("derived.streaming_duration_ns", sum(r.duration_ns for _, r, _ in group), "time", src, None,
+                  f"sum over {n} profiled kernels")
+            f.add("derived.streaming_passes", total / biggest if biggest else n, "ratio", src, None,
+                  "bytes of the group / bytes of its largest kernel")
+            f.add("derived.streaming_one_pass_bytes", biggest, "bytes", src, None, "largest kernel of the group")
+        f.add("derived.streaming_kernels", n, "count", "ncu reports", None, "number of profiled kernels")
+
+
+# ----------------------------------------------------------------------------- timeline
+def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> None:
+    from ..engine import _main_timeline  # the engine's choice of timeline (nsys first)
+    from ..timeline import blocking_calls, triage
+
+    tl = _main_timeline(arts)
+    if s is not None:
+        src, w = s.source, max(s.window_ns, 1.0)
+        for name in ("capture_ns", "startup_ns", "window_ns", "busy_ns", "kernel_ns", "copy_ns", "idle_ns"):
+            f.add(f"timeline.{name}", getattr(s, name), "time", src, None, "timeline summary (steady window)")
+            if name not in ("window_ns",):
+                f.add(f"timeline.{name[:-3]}_fraction", getattr(s, name) / w, "ratio", src, None, f"{name} / window")
+        f.add("timeline.gpu_busy_fraction", s.busy_fraction, "ratio", src, None, "busy / window")
+        f.add("timeline.idle_fraction", 1 - s.busy_fraction, "ratio", src, None, "1 - busy fraction")
+        f.add("timeline.kernel_count", s.kernel_count, "count", src, None, "kernels in the window")
+        f.add("timeline.kernel_ns_per_idle_ns", s.kernel_ns / max(s.idle_ns, 1.0), "ratio", src, None, "kernel / idle time")
+        for cause, ns in s.idle_by_cause.items():
+            f.add(f"timeline.idle_{cause}_ns", ns, "time", src, None, "idle gaps attributed to a host cause")
+            f.add(f"timeline.idle_{cause}_fraction", ns / w, "ratio", src, None, "cause / window")
+            if s.idle_ns:
+                f.add(f"timeline.idle_{cause}_share", ns / s.idle_ns, "ratio", src, None, "cause / idle time")
+        for kind, b in s.copy_bytes.items():
+            f.add(f"timeline.copy_bytes_{kind}", b, "bytes", src, None, "bytes copied in the window")
+        if s.copy_bytes:
+            f.add("timeline.copy_bytes", sum(s.copy_bytes.values()), "bytes", src, None, "bytes copied in the window")
+        if s.steps:
+            f.add("timeline.steps", s.steps, "count", src, None, "step ranges")
+            for name, v in (("window_ns", s.window_ns), ("busy_ns", s.busy_ns), ("kernel_ns", s.kernel_ns),
+                            ("idle_ns", s.idle_ns)):
+                f.add(f"timeline.{name}_per_step", v / s.steps, "time", src, None, f"{name} / steps")
+            f.add("timeline.kernels_per_step", s.kernel_count / s.steps, "count", src, None, "kernels / steps")
+        if s.step_ns_median is not None:
+            f.add("timeline.step_ns_median", s.step_ns_median, "time", src, None, "median steady step")
+        for row in s.top_kernels:
+            key = norm_key(row.name)
+            _kernel(f, key, row.name)
+            f.add("timeline.kernel_total_ns", row.total_ns, "time", src, key, "sum of launches in the window")
+            f.add("timeline.kernel_median_ns", row.median_ns, "time", src, key, "median launch in the window")
+            f.add("timeline.launches", row.count, "count", src, key, "launches in the window")
+            f.add("timeline.kernel_share", row.share, "ratio", src, key, "kernel time / all kernel time in the window")
+        f.program_times += [s.window_ns, s.capture_ns, s.capture_ns - s.startup_ns]
+        if s.steps:
+            f.program_times.append(s.window_ns / s.steps)
+        if s.step_ns_median is not None:
+            f.program_times.append(s.step_ns_median)
+    if tl is None or not len(tl.kernels):
+        return
+    src, k = tl.source, tl.kernels
+    for g in tl.gpus:
+        for name, v in (("sm_count", g.sm_count), ("l2_bytes", g.l2_bytes), ("memory_bytes", g.memory_bytes)):
+            if v:
+                f.add(f"device.{name}", v, "bytes" if "bytes" in name else "count", src)
+        if g.memory_bandwidth:
+            f.add("device.dram_bandwidth", g.memory_bandwidth, "byte_rate", src)
+        if g.sm_clock_hz:
+            f.add("device.sm_clock", g.sm_clock_hz, "hz", src)
+        f.sm_count = f.sm_count or g.sm_count
+    dur = k["end_ns"] - k["start_ns"]
+    f.add("timeline.kernel_median_ns", float(dur.median()), "time", src, None, "median of all kernels")
+    for name, grp in dur.groupby(k["name"]):
+        key = norm_key(str(name))
+        _kernel(f, key, str(name))
+        for stat, v in (("median", grp.median()), ("mean", grp.mean()), ("total", grp.sum()), ("min", grp.min()),
+                        ("max", grp.max())):
+            f.add(f"timeline.kernel_{stat}_ns", v, "time", src, key, f"{stat} over the capture")
+        f.add("timeline.launches", len(grp), "count", src, key, "launches in the capture")
+        row = k[k["name"] == name].iloc[0]
+        try:
+            blocks = int(row["grid_x"]) * int(row["grid_y"]) * int(row["grid_z"])
+            threads = int(row["block_x"]) * int(row["block_y"]) * int(row["block_z"])
+            f.add("timeline.grid_blocks", blocks, "count", src, key, "grid x*y*z")
+            f.add("timeline.block_threads", threads, "count", src, key, "block x*y*z")
+            if f.sm_count:
+                f.add("derived.grid_per_sm", blocks / f.sm_count, "ratio", src, key, "grid / SM count")
+                f.add("derived.idle_sms", max(f.sm_count - blocks, 0), "count", src, key, "SM count - grid")
+        except (TypeError, ValueError):
+            pass
+        for col, metric in (("registers", "timeline.registers"), ("static_smem", "timeline.static_shared_bytes"),
+                            ("dynamic_smem", "timeline.dynamic_shared_bytes")):
+            try:
+                f.add(metric, float(row[col]), "count", src, key)
+            except (TypeError, ValueError, KeyError):
+                pass
+    f.add("timeline.kernel_count_capture", len(k), "count", src, None, "kernels in the capture")
+    if len(tl.api):
+        f.add("timeline.sync_calls", int(blocking_calls(tl.api).sum()), "count", src, None, "blocking API calls")
+        f.add("timeline.launch_calls", int((tl.api["category"] == "launch").sum()), "count", src, None, "launch API calls")
+    cp = tl.copies
+    if len(cp):
+        cd = cp["end_ns"] - cp["start_ns"]
+        f.add("timeline.copy_count", len(cp), "count", src, None, "copies in the capture")
+        f.add("timeline.copy_total_ns", float(cd.sum()), "time", src, None, "sum of copy durations")
+        f.add("timeline.copy_median_ns", float(cd.median()), "time", src, None, "median copy")
+        f.add("timeline.copy_bytes_capture", float(cp["bytes"].sum()), "bytes", src, None, "bytes over the capture")
+        f.add("timeline.copy_median_bytes", float(cp["bytes"].median()), "bytes", src, None, "median copy size")
+        host = cp[cp["kind"].isin(["HtoD", "DtoH"])]
+        for sel, label in ((cp, "all"), (host, "host")):
+            d = float((sel["end_ns"] - sel["start_ns"]).sum()) if len(sel) else 0
+            if d > 0:
+                f.add(f"timeline.{label}_copy_bandwidth", float(sel["bytes"].sum()) / d * 1e9, "byte_rate", src, None,
+                      "copied bytes / copy time")
+        pg = host[(host["src"] == "pageable") | (host["dst"] == "pageable")]
+        if len(pg):
+            f.add("timeline.pageable_copy_bytes", float(pg["bytes"].sum()), "bytes", src, None, "pageable host copies")
+    try:
+        tres = triage(tl)
+    except Exception:  # a timeline the triage cannot window: no step facts
+        tres = None
+    step_ns = (tres.step_ns if tres is not None else None) or []
+    if tres is not None and tres.window and len(cp):
+        lo, hi = tres.window
+        cpw = cp[(cp["start_ns"] < hi) & (cp["end_ns"] > lo)]
+        host = cpw[cpw["kind"].isin(["HtoD", "DtoH"])]
+        for sel, label in ((cpw, "window"), (host, "host")):
+            d = float((sel["end_ns"] - sel["start_ns"]).sum()) if len(sel) else 0
+            if d > 0:
+                f.add(f"timeline.{label}_copy_bytes", float(sel["bytes"].sum()), "bytes", src, None, "bytes copied in the window")
+                f.add(f"timeline.{label}_copy_bandwidth", float(sel["bytes"].sum()) / d * 1e9, "byte_rate", src, None,
+                      "copied bytes / copy time in the window")
+        pg = host[(host["src"] == "pageable") | (host["dst"] == "pageable")]
+        if len(pg):
+            f.add("timeline.pageable_copy_bytes", float(pg["bytes"].sum()), "bytes", src, None, "pageable host copies")
+            if float(host["bytes"].sum()):
+                f.add("timeline.pageable_share", float(pg["bytes"].sum()) / float(host["bytes"].sum()), "ratio", src,
+                      None, "pageable / host copy bytes")
+    if len(step_ns) > 1:
+        import numpy as np
+
+        f.add("timeline.first_step_ns", step_ns[0], "time", src, None, "first marked step")
+        f.add("timeline.steady_steps", len(step_ns) - 1, "count", src, None, "steps after the first")
+        f.add("timeline.steady_step_median_ns", float(np.median(step_ns[1:])), "time", src, None, "median of later steps")
+        f.add("timeline.first_step_ratio", step_ns[0] / float(np.median(step_ns[1:])), "ratio", src, None,
+              "first step / median of later steps")
+        f.program_times += [step_ns[0], float(np.median(step_ns[1:]))]
+
+
+def _rank_facts(f: Facts, d: Diagnosis) -> None:
+    for r in d.ranks:
+        src = r.source or "ranks"
+        for name in ("step_p50_ns", "step_p90_ns", "step_p99_ns", "step_max_ns", "compute_ns_per_step",
+                     "collective_ns_per_step", "collective_enter_lag_ns"):
+            v = getattr(r, name)
+            if v:
+                f.add(f"rank.{name}", v, "time", src, None, f"rank {r.rank}")
+        if r.sm_clock_mhz_median:
+            f.add("rank.sm_clock", r.sm_clock_mhz_median * 1e6, "hz", src, None, f"rank {r.rank}")
+        f.add("rank.steps", r.steps, "count", src, None, f"rank {r.rank}")
+    for name in ("step_p50_ns", "compute_ns_per_step", "collective_ns_per_step", "sm_clock_mhz_median"):
+        vals = [getattr(r, name) for r in d.ranks if getattr(r, name)]
+        for a in vals:
+            for b in vals:
+                if a != b:
+                    f.add(f"rank.{name}_ratio", a / b, "ratio", "ranks", None, "ratio between ranks")
+                    f.add(f"rank.{name}_difference", abs(a - b), "time", "ranks", None, "difference between ranks")
+
+
+def _report_sass(arts: Artifacts) -> list:
+    """SASS held inside .ncu-rep files (what the agent's sass tool shows) when no SASS dump was given."""
+    from ..artifacts import ncu_report
+    from ..errors import KernelProfilerError
+
+    out = []
+    for p in arts.files:
+        if str(p).endswith(".ncu-rep"):
+            try:
+                out += list(ncu_report.load_sass(p))
+            except (KernelProfilerError, OSError, ImportError):
+                continue
+    return out
+
+
+# ----------------------------------------------------------------------------- all
+def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
+    f = Facts(timeline=diagnosis.timeline, diagnosis=diagnosis)
+    for k in arts.kernel_profiles:  # every source (rep, CSV pages): an answer may cite any of them
+        key = norm_key(k.name)
+        _kernel(f, key, k.name)
+        _kernel_facts(f, k, key)
+        if k.get("gpu__time_duration.sum") is not None:
+            f.ncu_durations.append(float(k.get("gpu__time_duration.sum")))
+        if k.grid:
+            f.add("launch.grid", math.prod(k.grid), "count", k.source, key)
+        if k.block:
+            f.add("launch.block", math.prod(k.block), "count", k.source, key)
+        f.sm_count = f.sm_count or (int(k.get("launch__sm_count")) if k.get("launch__sm_count") else None)
+    for k in dedupe(arts.kernel_profiles):
+        key = norm_key(k.name)
+        if key not in f.profiles or len(k.metrics) > len(f.profiles[key].metrics):
+            f.profiles[key] = k
+    shares = {norm_key(r.name): r.share for r in (diagnosis.timeline.top_kernels if diagnosis.timeline else [])}
+    for k in dedupe(arts.kernel_profiles):
+        r = compute_roofline(k)
+        key = norm_key(k.name)
+        if r is not None:
+            f.rooflines.setdefault(key, r)
+            f.launches.append((key, r, shares.get(key)))
+            _roofline_facts(f, r, k.source, key)
+    _subset_sums(f)
+    for s in list(arts.sass) or _report_sass(arts):
+        key = norm_key(s.name)
+        _kernel(f, key, s.name)
+        f.sass_ops[key] = dict(s.opcode_counts)
+        for op, n in s.opcode_counts.items():
+            f.add(f"sass.{op}", n, "count", s.source, key)
+        for combo in (("LDS", "STS"), ("LDL", "STL"), ("RED", "ATOM"), ("HMMA", "HGMMA"), ("LDG", "STG")):
+            n = sum(v for op, v in s.opcode_counts.items() if op.startswith(combo))
+            f.add(f"sass.{'+'.join(combo)}", n, "count", s.source, key, "sum of SASS opcode counts")
+    for r in arts.resources:
+        key = norm_key(r.name)
+        for name in ("registers", "stack_bytes", "spill_load_bytes", "spill_store_bytes", "shared_bytes", "local_bytes"):
+            v = getattr(r, name)
+            if v is not None:
+                f.add(f"resource.{name}", v, "count", r.source, key)
+                if name != "registers":
+                    f.add(f"resource.{name}", v, "bytes", r.source, key)
+        f.spills[key] = (r.stack_bytes or 0, (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0))
+    _timeline_facts(f, arts, diagnosis.timeline)
+    _rank_facts(f, diagnosis)
+    spec = devices.lookup(diagnosis.device or (arts.kernel_profiles[0].device if arts.kernel_profiles else None))
+    if spec is not None:
+        f.add("device.sm_count", spec.sm_count, "count", "datasheet")
+        f.sm_count = f.sm_count or spec.sm_count
+        f.add("device.dram_bandwidth", spec.dram_bandwidth, "byte_rate", "datasheet")
+        for name in ("fp32", "fp64", "tf32_tensor", "bf16_tensor", "fp8_tensor"):
+            if getattr(spec, name):
+                f.add(f"device.{name}", getattr(spec, name), "flop_rate", "datasheet")
+    return f.finish()

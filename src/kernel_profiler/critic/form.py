@@ -1,0 +1,220 @@
+"""The form of an answer: cleaning, parsing into four parts, and the tricks the critic refuses.
+
+- `clean` strips what a reader does not see (HTML comments, hidden elements, tags, zero-width and
+  bidi characters) before any check, so keywords cannot be hidden from the user but shown to the critic.
+- `addressed_to_reviewer` finds text written to the reviewer instead of the user (looked for in the
+  raw text, hidden parts included).
+- `parse_answer` reads Diagnosis/Answer JSON or Markdown with `## Bottleneck`, `**Bottleneck:**`,
+  `1. Bottleneck:` or plain `Bottleneck:` headings.
+- `causal_chain` tells a mechanism from a counter dump: a measurement, a cause, and its tie to the gap.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Optional
+
+from pydantic import ValidationError
+
+from ..diagnosis import Diagnosis
+from .answer import Answer, AnswerFormatError, EvidenceItem
+from .numbers import ARTIFACT_TOKEN, BARE, METRIC_TOKEN, QTY, scrub, sentences, to_quantity
+
+_COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
+_HIDDEN = re.compile(r"<(\w+)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|hidden)[^>]*>.*?</\1\s*>",
+                     re.S | re.I)
+_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def clean(text: str) -> str:
+    """What a reader of the rendered answer sees."""
+    t = _COMMENT.sub(" ", text or "")
+    t = _HIDDEN.sub(" ", t)
+    t = _TAG.sub(" ", t)
+    return _INVISIBLE.sub("", t)
+
+
+_REVIEWER = re.compile(
+    r"\b(?:critic|reviewer|grader|evaluator|judge|verifier|checker|auditor|(?:the |this )?(?:AI|LLM|language model|assistant))\b"
+    r"[^.\n]{0,80}\b(?:accept|approve|pass|mark|rate|score|verdict|ignore|disregard|should|must|please|note)\b"
+    r"|\b(?:accept|approve|pass)\b[^.\n]{0,40}\b(?:this|the) (?:answer|diagnosis|response)\b"
+    r"|\bignore (?:all |any )?(?:previous|prior|above|earlier|the) (?:instructions|checks|rules)"
+    r"|\bnote (?:to|for) (?:the )?(?:critic|reviewer|grader|evaluator)|\bdear (?:critic|reviewer)\b"
+    r"|\b(?:critic|reviewer)s?\s*:", re.I)
+
+
+def addressed_to_reviewer(raw: str) -> Optional[str]:
+    m = _REVIEWER.search(raw or "")
+    return m.group(0).strip() if m else None
+
+
+# ----------------------------------------------------------------------------- causal chain
+_CAUSAL = re.compile(r"\b(because|since|so that|so|causes?|caused|due to|therefore|thus|which (means|makes|forces|"
+                     r"leaves|limits|splits)|means|forc\w+|lead\w*|result\w*|split\w*|serializ\w+|waits?|stall\w*|"
+                     r"cannot|instead|hence|drains?|starv\w+|bound by|limited by|limits?|saturat\w+|queue\w*|costs?|overlap\w*|comes? from|explains?|dominat\w+|"
+                     r"add up|block\w*|pays?|spends?|so no|only)\b", re.I)
+_GAP = re.compile(r"roofline|floor|\bgap\b|peak|ceiling|speed[- ]of[- ]light|\bSOL\b|TB/s|GB/s|FLOP/s|"
+                  r"% of (the )?(peak|ceiling|hardware|bandwidth)|\bidle\b|\bbusy\b|\bwaits?\b|overlap|"
+                  r"\d(\.\d+)?\s?x\b|times (slower|faster|the|longer|more)|bandwidth|throughput|done once|one-time|"
+                  r"start-?up|copy time|fraction of", re.I)
+
+
+def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
+    """None when the mechanism links a cause to the gap; else what is missing."""
+    text = scrub(mechanism or "")
+    words = re.findall(r"[A-Za-z]{3,}", text)
+    prose = [s for s in sentences(mechanism) if len(re.findall(r"[A-Za-z]{3,}", scrub(s))) >= 6
+             and len(METRIC_TOKEN.findall(s)) <= 2]
+    if len(words) < 10 or not prose:
+        return "the mechanism is not an explanation (too few words of prose)"
+    if not any(_CAUSAL.search(scrub(s)) for s in prose):
+        return "the mechanism names no cause (no 'because', 'so', 'causes', 'serializes', ...)"
+    if not claimed:
+        return "the mechanism names no recognisable cause (bank conflicts, uncoalesced access, spills, occupancy, ...)"
+    if not _GAP.search(text):
+        return "the mechanism is not tied to the gap to the roofline (or to the idle/copy time)"
+    return None
+
+
+# ----------------------------------------------------------------------------- parsing
+_PART = r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendation)"
+_HEADING = re.compile(
+    r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
+    r"[ \t]*(?:\([^)\n]*\))?[ \t]*(?::[ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:|(?:\*\*|__)|:)?[ \t]*(?=\S|$)", re.I | re.M)
+
+
+def _key(word: str) -> str:
+    w = word.lower()
+    if w.startswith("bottleneck"):
+        return "bottleneck"
+    if w.startswith("evidence"):
+        return "evidence"
+    if w.startswith("mechanism"):
+        return "mechanism"
+    return "fix"
+
+
+def parse_answer(text: str) -> Answer:
+    """An Answer from Diagnosis JSON, Answer JSON, or a Markdown four-part answer (after `clean`)."""
+    if not isinstance(text, str) or not text.strip():
+        raise AnswerFormatError("the answer is empty: give Diagnosis JSON or Markdown with ## Bottleneck, "
+                                "## Evidence, ## Mechanism and ## Fix")
+    body = text.strip()
+    fence = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", body, re.S)
+    if fence:
+        body = fence.group(1)
+    if body.startswith("{"):
+        return _parse_json(body)
+    return _parse_markdown(clean(text))
+
+
+def _parse_json(body: str) -> Answer:
+    try:
+        data = json.loads(body)
+    except ValueError as e:
+        raise AnswerFormatError(f"the answer looks like JSON but does not parse ({e})") from e
+    if not isinstance(data, dict):
+        raise AnswerFormatError("the answer JSON must be an object (a Diagnosis or an Answer)")
+    errors = []
+    if "primary" in data:
+        try:
+            return Answer.from_diagnosis(Diagnosis.model_validate(data))
+        except ValidationError as e:
+            errors.append(f"not a Diagnosis ({e.error_count()} errors)")
+    try:
+        return Answer.model_validate(data)
+    except ValidationError as e:
+        errors.append(f"not an Answer ({e.error_count()} errors, first: {e.errors()[0]['loc']} {e.errors()[0]['msg']})")
+    raise AnswerFormatError("the answer JSON is " + "; ".join(errors))
+
+
+def _line_is_heading(text: str, m: re.Match) -> bool:
+    """A heading is a whole line (`## Fix`) or a label followed by a colon or emphasis (`**Fix:** ...`)."""
+    line_end = text.find("\n", m.start())
+    line = text[m.start(): len(text) if line_end < 0 else line_end]
+    head = m.group(0)
+    if head.strip().startswith("#") or re.search(r"(:|\*\*|__)\s*$", head.strip()):
+        return True
+    return line.strip().lower().strip("*_ ").rstrip(":") == m.group(1).lower()
+
+
+def _parse_markdown(text: str) -> Answer:
+    heads = [m for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
+    if not heads:
+        raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
+                                "(as ## headings, **bold:** labels or plain 'Label:' lines) and is not JSON")
+    sections: dict[str, str] = {}
+    for i, h in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        sections.setdefault(_key(h.group(1)), text[h.end():end].strip())
+    fix = sections.get("fix", "")
+    metric, direction = fix_metric_direction(fix)
+    kern = re.search(r"`([A-Za-z_][\w:<>]*)", sections.get("bottleneck", ""))
+    return Answer(kernel=kern.group(1) if kern else None, bottleneck=sections.get("bottleneck", ""),
+                  evidence=_parse_evidence(sections.get("evidence", "")), mechanism=sections.get("mechanism", ""),
+                  fix=fix, fix_metric=metric, fix_direction=direction)
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$")
+
+
+def _parse_evidence(section: str) -> list[EvidenceItem]:
+    lines = [m.group(1) for m in (_BULLET.match(line) for line in section.splitlines()) if m]
+    if not lines and section.strip():
+        lines = [line for line in section.splitlines() if line.strip() and not line.strip().startswith("|--")]
+    out = []
+    for line in lines:
+        metric_m = METRIC_TOKEN.search(line.replace("`", " "))
+        art_m = ARTIFACT_TOKEN.search(line)
+        scrubbed = scrub(line)
+        q, b = QTY.search(scrubbed), BARE.search(scrubbed)
+        if q and (not b or q.start() <= b.start()):
+            value_q, unit = to_quantity(q["num"], q["exp"], q["mult"], None), q["unit"]
+        elif b:
+            value_q, unit = to_quantity(b["num"], b["exp"], b["mult"], None), None
+        else:
+            continue
+        kern = re.search(r"`([A-Za-z_]\w*)(?:\(|`)", line)
+        out.append(EvidenceItem(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=value_q.value,
+                                unit=unit, artifact=art_m.group(0) if art_m else None,
+                                kernel=kern.group(1) if kern else None, text=line.strip()))
+    return out
+
+
+_DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "grow": "increase", "up": "increase",
+              "higher": "increase", "more": "increase", "improve": "increase", "double": "increase",
+              "decrease": "decrease", "lower": "decrease", "reduce": "decrease", "drop": "decrease",
+              "down": "decrease", "fall": "decrease", "fewer": "decrease", "less": "decrease", "shrink": "decrease",
+              "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
+              "halve": "decrease", "vanish": "decrease"}
+_DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
+                           r"copy time|copy bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
+                           r"bank conflicts|wavefronts per (?:instruction|request|load)|tensor[- ]pipe \w+|"
+                           r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
+                           r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
+                           r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
+
+
+def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
+    """The metric the fix says will move, and the direction it says (from `from A to B`, or the verb)."""
+    if not fix.strip():
+        return None, None
+    plain = fix.replace("`", " ")
+    m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain)
+    metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1) if m else None)
+    direction = None
+    sents = sentences(plain)
+    focus = [s for s in sents if m and m.group(0) in s] + sents
+    for s in focus:
+        ft = re.search(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", s, re.I)
+        if ft and float(ft.group(1)) != float(ft.group(2)):
+            direction = "increase" if float(ft.group(2)) > float(ft.group(1)) else "decrease"
+            break
+        after = s[s.index(m.group(0)) + len(m.group(0)):] if m and m.group(0) in s else s
+        d = _DIR_RE.search(after) or _DIR_RE.search(s)
+        if d:
+            direction = _DIR_WORDS[d.group(1).lower()]
+            break
+    return metric, direction

@@ -1,0 +1,135 @@
+"""Numbers as written in an answer: value in base units, family, and the tolerance the writing implies.
+
+A `Quantity` is a number with its unit ("326.8 us", "1.58 TB/s", "32-way", "49%"),
+converted to base units (ns, byte, byte/s, flop/s, Hz; % kept as percent). Code spans,
+metric names and file names are blanked out first (their digits are not quantities),
+keeping positions so a number can be related to the words around it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+_NUM = (r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
+        r"(?P<mult>[kKMG](?![A-Za-z]))?")
+TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "usec": 1e3,
+              "microseconds": 1e3, "ms": 1e6, "msec": 1e6, "milliseconds": 1e6, "s": 1e9, "sec": 1e9,
+              "second": 1e9, "seconds": 1e9}
+_BYTE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+                "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+COUNT_NOUNS = (r"sectors?|wavefronts?|requests?|registers?|blocks?|threads?|warps?|launches|launch|kernels?|steps?|"
+               r"SMs?|instructions?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
+               r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?")
+_UNIT = (r"(?P<unit>"
+         r"(?:[kKMGT]i?)?(?:B|bytes?)/s(?:ec)?|[kKMGTP]?FLOP/s|[kKMGTP]?FLOPS|TFLOPs|"
+         r"(?:[kKMGT]i?)?(?:B|bytes?|byte)(?:/(?:sector|request|inst|thread|block|flop))?|"
+         r"[kMG]?Hz|%|percent|x|×|"
+         r"nanoseconds|microseconds|milliseconds|seconds?|nsec|usec|msec|sec|ns|us|µs|μs|ms|s|"
+         rf"(?:{COUNT_NOUNS})(?:/\w+)?"
+         r")(?![A-Za-z0-9])")
+QTY = re.compile(_NUM + r"(?:\s?-?\s?)" + _UNIT)
+BARE = re.compile(_NUM + r"(?![\w])")
+_BACKTICK = re.compile(r"`[^`]*`")
+METRIC_TOKEN = re.compile(r"\b[a-z0-9]+__[\w.]+(?:\s*[/+]\s*[a-z0-9]+__[\w.]+)*|\b(?:timeline|derived|sass)\.(?!(?:txt|log|csv|json)\b)[\w.+/]+")
+ARTIFACT_TOKEN = re.compile(r"[\w./-]+\.(?:ncu-rep|sqlite|nsys-rep|csv|json(?:\.gz)?|txt|log)\b")
+# Identifiers with digits (kernel names, template arguments such as nvjet_sm90_tst_256x128) are names.
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\d\w*\b|\[\d+\](?:\[\d+\])*|\bsm_?\d+a?\b|\b[A-Z]+\d+\b")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as written, converted to base units, with the tolerance its writing implies."""
+
+    written: str
+    value: float  # base units: ns, byte, byte/s, flop/s, hz; % as percent; ratio/count raw
+    family: str  # time | bytes | byte_rate | flop_rate | hz | pct | ratio | count
+    tol: float  # absolute tolerance from the precision as written, in base units
+    alt: Optional[float] = None  # KB/MB/GB read as KiB/MiB/GiB (writers mix them)
+    unit: str = ""
+    start: int = 0
+    end: int = 0
+
+
+def family_and_factor(unit: Optional[str]) -> tuple[str, float]:
+    u = (unit or "").strip()
+    if not u:
+        return "count", 1.0
+    if u in ("%", "percent"):
+        return "pct", 1.0
+    if u in ("x", "×", "ratio"):
+        return "ratio", 1.0
+    if u in TIME_UNITS:
+        return "time", TIME_UNITS[u]
+    m = re.fullmatch(r"([kKMGT]i?)?(?:B|bytes?|byte)/s(?:ec)?", u)
+    if m:
+        return "byte_rate", _BYTE_PREFIX[m.group(1) or ""]
+    m = re.fullmatch(r"([kKMGTP])?FLOP(?:/s|S|s)", u) or re.fullmatch(r"([kKMGTP])?flop/s", u)
+    if m:
+        return "flop_rate", {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}[m.group(1) or ""]
+    m = re.fullmatch(r"([kKMGT]i?)?(?:B|bytes?|byte)", u)
+    if m:
+        return "bytes", _BYTE_PREFIX[m.group(1) or ""]
+    m = re.fullmatch(r"([kMG])?Hz|hz", u)
+    if m:
+        return "hz", {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}[(m.group(1) if m.lastindex else "") or ""]
+    if re.fullmatch(r"G?FLOPs?|flops?", u):
+        return "count", 1e9 if u.startswith("G") else 1.0
+    return "count", 1.0
+
+
+def to_quantity(num: str, exp: Optional[str], mult: Optional[str], unit: Optional[str], start: int = 0,
+                end: int = 0) -> Quantity:
+    digits = num.replace(",", "")
+    frac = digits.partition(".")[2]
+    step = 10.0 ** (-len(frac)) if frac else 1.0
+    scale = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}.get(mult or "", 1.0) * (10.0 ** int(exp[1:]) if exp else 1.0)
+    fam, factor = family_and_factor(unit)
+    v = float(digits) * scale * factor
+    alt = None
+    pm = re.match(r"([kKMGT])(?:B|byte)", unit or "")
+    if pm:
+        alt = v * 1.024 ** " KMGT".index(pm.group(1).upper())
+    return Quantity(written=f"{num}{exp or ''}{mult or ''}{(' ' + unit) if unit else ''}", value=v, family=fam,
+                    tol=0.5 * step * scale * factor, alt=alt, unit=unit or "", start=start, end=end)
+
+
+def _blank(m: re.Match) -> str:
+    return " " * (m.end() - m.start())
+
+
+def scrub(text: str) -> str:
+    """Text with code spans, metric names, file names and identifiers blanked (same length, same positions)."""
+    text = _BACKTICK.sub(_blank, text or "")
+    text = METRIC_TOKEN.sub(_blank, text)
+    text = ARTIFACT_TOKEN.sub(_blank, text)
+    return _IDENT.sub(_blank, text)
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Every number that carries a unit in `text`, with its position."""
+    return [to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()) for m in QTY.finditer(scrub(text))]
+
+
+def evidence_quantity(value: float, unit: Optional[str]) -> Quantity:
+    """A structured evidence value (JSON answers): precision from its decimal digits."""
+    r = repr(float(value))
+    frac = r.partition(".")[2].rstrip("0") if "e" not in r else ""
+    fam, factor = family_and_factor(unit)
+    return Quantity(written=f"{value:g}{(' ' + unit) if unit else ''}", value=value * factor, family=fam,
+                    tol=0.5 * 10.0 ** (-len(frac)) * factor if frac else 0.5 * factor, unit=unit or "")
+
+
+_BLOCK_START = re.compile(r"^\s*(?:[-*+•|#>]|\d+[.)]\s)")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences; wrapped lines of one paragraph are joined, list items and table rows stay apart."""
+    blocks: list[str] = []
+    for line in (text or "").splitlines():
+        if blocks and line.strip() and blocks[-1].strip() and not _BLOCK_START.match(line) \
+                and not _BLOCK_START.match(blocks[-1]):
+            blocks[-1] += " " + line.strip()
+        else:
+            blocks.append(line)
+    return [s for b in blocks for s in re.split(r"(?<=[.;!?])\s+(?=[A-Z`(*])", b) if s.strip()]
