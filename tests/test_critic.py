@@ -1,4 +1,9 @@
-"""The critic on real H200 captures: accepts the engine's own answers, rejects wrong ones."""
+"""The critic on real H200 captures: accepts the engine's own answers, rejects wrong ones.
+
+The critic's facts come from the captures (and the measured summaries computed from them), never from
+the engine's answer text, so "the engine's answers pass" is a real test: see
+test_a_diagnosis_that_lies_about_its_own_evidence_is_rejected.
+"""
 from __future__ import annotations
 
 import pytest
@@ -32,6 +37,18 @@ def test_engine_answer_is_accepted(loaded):
     v = critique(Answer.from_diagnosis(dg), arts, dg)
     assert v.verdict == "accept", v.reasons
     assert all(v.checks.values())
+
+
+def test_a_diagnosis_that_lies_about_its_own_evidence_is_rejected(loaded):
+    """The old critic's pool held the engine's evidence, so a diagnosis passed its own critic by construction."""
+    d, arts, dg = loaded("cu_softmax_naive")
+    liar = dg.model_copy(deep=True)
+    for f in [liar.primary, liar]:
+        f.evidence[0].value = round(f.evidence[0].value * 1.37, 2)
+    v = critique(Answer.from_diagnosis(liar), arts, liar)
+    assert v.verdict == "reject" and not v.checks["numbers"], v.reasons
+    from kernel_profiler.critic import facts_for
+    assert not any(abs(f.value - liar.evidence[0].value) < 1e-9 for f in facts_for(arts, liar).items)
 
 
 def test_diagnosis_json_text_is_accepted(loaded):
@@ -205,3 +222,25 @@ def test_engine_answers_pass_the_critic_as_markdown(case, captures):
     folder = captures.case_dir(case["name"])
     v = critique_text(markdown(analyze([folder])), [folder])
     assert v.verdict == "accept", v.reasons
+
+
+def test_critique_json_lists_the_fact_of_every_number(captures, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from kernel_profiler.engine import analyze
+    from kernel_profiler.report import markdown
+
+    case = captures.case_dir("cu_transpose_conflict")
+    ans = tmp_path / "answer.md"
+    ans.write_text(markdown(analyze([case])))
+    p = subprocess.run([sys.executable, "-m", "kernel_profiler.cli", "critique", str(ans), "--artifacts", str(case),
+                        "--json"], capture_output=True, text=True)
+    out = json.loads(p.stdout)
+    assert p.returncode == 0 and out["verdict"] == "accept", out["reasons"]
+    assert out["mechanism"] == "shared_bank_conflict" and out["signature"].startswith("shared_bank_conflict: present")
+    assert len(out["numbers"]) >= 8
+    for n in out["numbers"]:
+        assert n["fact"] or n["derivation"], n
+    assert any(n["fact"] and "ncu.ncu-rep" in n["fact"] and "[transpose_tile]" in n["fact"] for n in out["numbers"])

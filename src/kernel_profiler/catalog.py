@@ -29,6 +29,7 @@ class Measured:
     spill: tuple[int, int] = (0, 0)  # (stack bytes, spill bytes) from the compiler
     timeline: Optional[TimelineSummary] = None
     name: str = ""
+    program: dict[str, float] = field(default_factory=dict)  # program-level values by metric (timeline.pageable_share, ...)
 
     def m(self, metric: str) -> Optional[float]:
         return self.profile.get(metric) if self.profile is not None else None
@@ -148,7 +149,10 @@ def sig_atomic(x: Measured) -> tuple[str, str]:
     have = x.m("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum") is not None
     sass = x.ops("ATOM", "RED")
     if have:
-        return (PRESENT if n > 0 else ABSENT), f"{n:,.0f} global atomic requests"
+        req = n + (x.m("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") or 0) + \
+            (x.m("smsp__sass_inst_executed_op_global_st.sum") or 0)
+        share = n / req if req else 0.0
+        return (PRESENT if share >= 0.05 else ABSENT), f"{n:,.0f} global atomic requests ({share:.1%} of global requests)"
     if sass is not None:
         return (PRESENT if sass else ABSENT), f"{sass} ATOM/RED instructions in the SASS"
     return UNKNOWN, "no atomic counters"
@@ -204,6 +208,14 @@ def sig_transfer(x: Measured) -> tuple[str, str]:
         return UNKNOWN, "no timeline"
     frac = s.copy_ns / s.window_ns
     return (PRESENT if frac >= 0.3 else ABSENT), f"copies take {frac:.0%} of the steady window"
+
+
+def sig_pageable(x: Measured) -> tuple[str, str]:
+    st, txt = sig_transfer(x)
+    if st != PRESENT:
+        return st, txt
+    share = x.program.get("timeline.pageable_share", 0.0)
+    return (PRESENT if share >= 0.5 else ABSENT), f"{txt}; {share:.0%} of host<->device bytes from pageable memory"
 
 
 def sig_startup(x: Measured) -> tuple[str, str]:
@@ -270,7 +282,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease")),
     _e("startup_dominated", "host", r"start-?up|one-time|warm-?up|initiali[sz]ation", sig_startup, "program",
        (r"first_step|startup|step", "decrease")),
-    _e("pageable_transfer", "transfer", r"pageable", sig_transfer, "program",
+    _e("pageable_transfer", "transfer", r"pageable", sig_pageable, "program",
        (r"bandwidth|copy_bandwidth", "increase"), (r"copy|transfer|pageable", "decrease")),
     _e("transfer_volume", "transfer", r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
        r"transfer[- ]bound|copies dominate", sig_transfer, "program",

@@ -211,7 +211,8 @@ def critique(ctx: typer.Context,
         raise UsageError(f"{answer}: not UTF-8 text ({e.reason} at byte {e.start})") from e
     v = critique_text(text_in, [str(a) for a in artifacts])
     if as_json:
-        typer.echo(json.dumps({"verdict": v.verdict, "reasons": v.reasons}, indent=2))
+        # Every number with the fact (artifact, kernel, metric) or declared derivation it matched: an auditable accept.
+        typer.echo(json.dumps(v.model_dump(mode="json"), indent=2))
     else:
         typer.echo(v.verdict.upper())
         for r in v.reasons:

@@ -27,7 +27,7 @@ from .form import addressed_to_reviewer, causal_chain
 from .match import Scope, answer_scope, close, kernel_mentions, match_derived, match_fact, sentence_concepts
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
-DUMP_MIN_NUMBERS = 3
+DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
 
 
 @dataclass
@@ -168,7 +168,8 @@ def _measured(c: Context, key: Optional[str]) -> Measured:
     prof = f.profiles.get(key) if key else None
     return Measured(profile=prof, roofline=f.rooflines.get(key) if key else None,
                     sass_ops=f.sass_ops.get(key, {}) if key else {}, spill=f.spills.get(key, (0, 0)) if key else (0, 0),
-                    timeline=f.timeline, name=prof.name if prof else (key or ""))
+                    timeline=f.timeline, name=prof.name if prof else (key or ""),
+                    program={m: fs[0].value for m, fs in f.by_metric.items() if fs and fs[0].kernel is None})
 
 
 def _subject(c: Context) -> Optional[str]:

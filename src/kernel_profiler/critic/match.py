@@ -105,7 +105,10 @@ class Scope:
 
 
 def answer_scope(bottleneck: str, whole: str, named: Iterable[Optional[str]], facts: Facts) -> Scope:
-    prim = kernel_mentions(bottleneck, facts) | {norm_key(n) for n in named if n}
+    prim = kernel_mentions(bottleneck, facts)
+    for n in named:
+        if n:
+            prim |= ({norm_key(n)} & set(facts.kernels)) or kernel_mentions(n, facts)
     if not prim:
         prim = kernel_mentions(whole, facts)
     if not prim and facts.diagnosis is not None and facts.diagnosis.primary.kernel:
