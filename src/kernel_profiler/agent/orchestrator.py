@@ -175,6 +175,8 @@ class Orchestrator:
         self.verdicts: list[dict] = []
         self.notices: list[str] = []
         self.calls: list[str] = []
+        self.call_args: list[dict] = []  # {name, input} of every tool call, for the model reviewer
+        self.last_check = None  # the deterministic critic's last Verdict (its audit goes to the model reviewer)
         self.refused: list[str] = []
         self.rejections = 0
         self._last_rejection: Optional[str] = None
@@ -316,6 +318,7 @@ class Orchestrator:
     # ------------------------------------------------------------ tools
     def _tool(self, call_id: str, name: str, args: dict) -> None:
         self.calls.append(name)
+        self.call_args.append({"name": name, "input": args})
         violation = self._order_violation(name, args)
         self._event("tool_call", id=call_id, name=name, input=args)
         self.progress(f"{name}: " + (f"refused ({violation})" if violation else _describe(name, args, self)))
@@ -417,14 +420,19 @@ class Orchestrator:
                     "reasons": ["No capture was made or given, so no number in the answer can be checked."]}
         # Loaded and diagnosed once per set of captures (ToolContext caches both), not once per answer.
         v = critique(answer, arts, diagnosis=self.ctx.collected_diagnosis())
+        self.last_check = v
         return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
 
     def _model_review(self, adict: dict) -> Optional[dict]:
+        from ..critic.review import review_input
+
         # The reviewer reads the tool results compacted as the investigator did, without the steering keys.
         compact = Compactor(drop=STEERING_KEYS)
         results = [{"name": r["name"], "is_error": r["is_error"], "content": compact(r["name"], r["content"])}
                    for r in self.results]
-        prompt = render("critic.md.j2", question=self.question, answer=adict, results=results)
+        diagnosis = self.ctx.collected_diagnosis() if self.ctx is not None and self.replay is None else None
+        prompt = render("critic.md.j2", **review_input(self.question, adict, self.call_args, results, diagnosis,
+                                                       self.last_check if self.replay is None else None))
         self.progress("critic: model review")
         if getattr(self.model, "structured_review", False):
             turn = self._review(REVIEW_SYSTEM + " Answer with the JSON verdict only.", prompt)

@@ -129,13 +129,18 @@ def _is_ceiling(f: Fact) -> bool:
         f.metric.endswith("peak_sustained")
 
 
+def _unit_fits(f: Fact, q: Quantity) -> bool:
+    """A count noun after the number ("132 blocks") must describe the fact, whatever else the sentence says."""
+    uc = unit_concepts(q.unit)
+    return not (uc and _STRICT_UNIT.match(q.unit or "") and not _BYTE_OR_TIME.search(q.unit or "")) or bool(f.concepts & uc)
+
+
 def _describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str]) -> bool:
     if f.metric in tokens:
         return True
     uc = unit_concepts(q.unit)
-    if uc and _STRICT_UNIT.match(q.unit or "") and not _BYTE_OR_TIME.search(q.unit or ""):
-        if not (f.concepts & uc):
-            return False  # "132 blocks" must be a block count, whatever else the sentence says
+    if not _unit_fits(f, q):
+        return False
     if _is_ceiling(f):
         named = concepts & PATHS if f.family == "flop_rate" else frozenset()
         if "peak" not in concepts or (named and not (f.concepts & named)):
@@ -160,6 +165,10 @@ def match_fact(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels:
 def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact]) -> Optional[tuple[str, list[str]]]:
     """A declared derivation of cited facts (or of a fact and an architecture constant) that gives q."""
     want = concepts | unit_concepts(q.unit) | {"ratio"}
+    for fam, v, t in candidates(q):
+        for f in cited:
+            if f.family == fam and close(f.value, v, t) and _unit_fits(f, q):
+                return "the same value cited elsewhere in the answer", [f.metric]
     ops = [(f.metric, f.value, f.concepts, f.family, False) for f in cited]
     ops += [(name, v, cs, "count", True) for v, cs, name in CONSTANTS if cs & concepts]
     for fam, v, t in candidates(q):

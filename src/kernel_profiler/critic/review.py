@@ -1,0 +1,50 @@
+"""What the model reviewer (a second agent) receives: everything the investigation rested on.
+
+`review_input` assembles, for the prompt template `prompts/critic.md.j2`:
+  question      the user's question
+  answer        the submitted answer (critic.Answer as JSON)
+  tool_calls    every tool call of the investigation, with its arguments, in order
+  results       the tool results (each truncated to `RESULT_CHARS`)
+  findings      the engine's own findings on the same captures (bound, mechanism, kernel, bottleneck, evidence)
+  audit         what the deterministic checks used: for every number, the fact or derivation it matched;
+                the mechanism claimed and the measured signature behind it; which checks passed
+The reviewer answers with a structured verdict (accept/reject + one reason per line); rejections go back
+to the investigating agent as the submit_answer tool result and into the transcript.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from ..diagnosis import Diagnosis, Finding
+from .answer import Verdict
+
+RESULT_CHARS = 12_000
+FINDINGS_SHOWN = 6
+
+
+def _finding(f: Finding) -> dict:
+    return {"bound": f.bound, "mechanism": f.mechanism, "kernel": f.kernel, "share": f.share,
+            "bottleneck": f.bottleneck, "confidence": f.confidence,
+            "evidence": [f"{e.metric} = {e.value:.6g} {e.unit} ({e.meaning})" for e in f.evidence]}
+
+
+def review_input(question: str, answer: dict, tool_calls: list[dict], results: list[dict],
+                 diagnosis: Optional[Diagnosis], verdict: Optional[Verdict]) -> dict[str, Any]:
+    findings = [] if diagnosis is None else [_finding(f) for f in [diagnosis.primary, *diagnosis.secondary][:FINDINGS_SHOWN]]
+    audit = None
+    if verdict is not None:
+        audit = {"checks": verdict.checks, "mechanism": verdict.mechanism, "signature": verdict.signature,
+                 "numbers": [{"written": n.written, "where": n.where, "matched": n.fact or
+                              (f"{n.derivation} of {', '.join(n.operands)}" if n.derivation else "nothing")}
+                             for n in verdict.numbers]}
+    return {
+        "question": question,
+        "answer": answer,
+        "tool_calls": [{"name": c["name"], "input": json.dumps(c.get("input", {}), default=str)} for c in tool_calls],
+        "results": [{"name": r["name"], "is_error": r["is_error"],
+                     "content": (r["content"] if isinstance(r["content"], str)
+                                 else json.dumps(r["content"], default=str))[:RESULT_CHARS]} for r in results],
+        "findings": findings,
+        "audit": audit,
+    }
