@@ -17,16 +17,23 @@ import json
 from typing import Any, Optional
 
 from ..diagnosis import Diagnosis, Finding
+from ..kernels import kernel_key
 from .answer import Verdict
 
 RESULT_CHARS = 12_000
-FINDINGS_SHOWN = 6
+FINDINGS_SHOWN = 3
 
 
 def _finding(f: Finding) -> dict:
-    return {"bound": f.bound, "mechanism": f.mechanism, "kernel": f.kernel, "share": f.share,
-            "bottleneck": f.bottleneck, "confidence": f.confidence,
-            "evidence": [f"{e.metric} = {e.value:.6g} {e.unit} ({e.meaning})" for e in f.evidence]}
+    # one line each (the numbers are in the tool results); the bottleneck only where it differs from the claim
+    return {"bound": f.bound, "mechanism": f.mechanism, "kernel": kernel_key(f.kernel) if f.kernel else None,
+            "share": f.share, "bottleneck": f.bottleneck}
+
+
+def _short_fact(n) -> str:
+    if not n.fact:
+        return f"{n.derivation} of {', '.join(n.operands)}" if n.derivation else "nothing"
+    return n.fact.partition(" = ")[0]  # metric [kernel]: the value itself is in the tool results
 
 
 def review_input(question: str, answer: dict, tool_calls: list[dict], results: list[dict],
@@ -35,9 +42,9 @@ def review_input(question: str, answer: dict, tool_calls: list[dict], results: l
     audit = None
     if verdict is not None:
         audit = {"checks": verdict.checks, "mechanism": verdict.mechanism, "signature": verdict.signature,
-                 "numbers": [{"written": n.written, "where": n.where, "matched": n.fact or
-                              (f"{n.derivation} of {', '.join(n.operands)}" if n.derivation else "nothing")}
-                             for n in verdict.numbers]}
+                 # the prose's numbers and every derived one (evidence values name their metric already)
+                 "numbers": [{"written": n.written, "where": n.where, "matched": _short_fact(n)} for n in verdict.numbers
+                             if n.where in ("bottleneck", "mechanism") or n.derivation or not n.fact]}
     return {
         "question": question,
         "answer": answer,
