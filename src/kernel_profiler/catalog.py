@@ -176,7 +176,8 @@ def sig_near_peak(x: Measured) -> tuple[str, str]:
     r = x.roofline
     if r is None:
         return UNKNOWN, "no roofline"
-    return (PRESENT if r.gap <= NEAR_PEAK_GAP * 1.2 else ABSENT), f"duration / roofline floor = {r.gap:.2f}"
+    g = r.stated_gap
+    return (PRESENT if g <= NEAR_PEAK_GAP * 1.2 else ABSENT), f"duration / roofline floor = {g:.2f}"
 
 
 def _busy(x: Measured) -> Optional[float]:

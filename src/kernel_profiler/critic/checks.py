@@ -284,7 +284,7 @@ def _fix_size(c: Context) -> list[str]:
     if c.claimed in catalog.HOST_MECHANISMS and s is not None and s.busy_fraction > 0:
         limit, what = 1 / s.busy_fraction, f"the GPU is already busy {s.busy_fraction:.0%} of the window"
     elif r is not None and c.claimed != "no_tensor_cores":
-        limit, what = r.gap, f"the kernel runs {r.gap:.1f}x its roofline floor"
+        limit, what = max(r.gap, r.stated_gap), f"the kernel runs {r.stated_gap:.1f}x its roofline floor"
     else:
         return []
     if factor > limit * 1.5 + 0.5:
@@ -344,8 +344,8 @@ def check_near_peak(c: Context) -> list[str]:
     out = []
     for k in sorted(kernel_mentions(c.answer.bottleneck, c.facts) | c.scope.primary):
         r = c.facts.rooflines.get(k)
-        if r is not None and r.gap <= NEAR_PEAK_GAP:
-            out.append(f"`{c.facts.kernels.get(k, k)}` runs near its roofline (duration/floor = {r.gap:.2f}), so "
+        if r is not None and r.stated_gap <= NEAR_PEAK_GAP:
+            out.append(f"`{c.facts.kernels.get(k, k)}` runs near its roofline (duration/floor = {r.stated_gap:.2f}), so "
                        f"'{c.claimed}' cannot be what limits it: say it is done and point at the next-largest cost.")
     return out
 

@@ -17,7 +17,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"roofline_floor", "floor"),
     (r"roofline_gap|roofline_slack", "gap"),
     (r"roofline_pct_of_peak|fraction_of_peak", "peak gap sol"),
-    (r"^dram__bytes(_read|_write)?\.sum$|roofline_dram_bytes|streaming_dram_bytes", "dram_bytes bytes"),
+    (r"^dram__bytes(_read|_write)?\.sum$|roofline_dram_bytes|roofline_needed_bytes|streaming_dram_bytes", "dram_bytes bytes"),
     (r"dram__bytes_read", "read"), (r"dram__bytes_write", "write"),
     (r"dram__bytes\.sum\.per_second|achieved_bandwidth|copy_bandwidth", "bandwidth"),
     (r"achieved_flops|flops_per_second", "flop_rate"),
