@@ -281,6 +281,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     _e("host_work", "host", r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop)|host[- ]side (work|computation)|"
        r"host computation|host's own|own computation|host code|data preparation|preprocessing", _cause("host_work"), "program",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease")),
+    _e("allocator_churn", "host", r"allocat(or|ion)|cudaMalloc|cudaFree", _cause("allocator"), "program",
+       (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease")),
     _e("startup_dominated", "host", r"start-?up|one-time|warm-?up|initiali[sz]ation", sig_startup, "program",
        (r"first_step|startup|step", "decrease")),
     _e("pageable_transfer", "transfer", r"pageable", sig_pageable, "program",

@@ -24,7 +24,8 @@ from ..roofline import NEAR_PEAK_GAP
 from .answer import Answer, NumberAudit
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain
-from .match import Scope, answer_scope, close, kernel_mentions, match_derived, match_fact, sentence_concepts
+from .match import (Scope, answer_scope, candidates, close, kernel_mentions, match_derived, match_fact,
+                    sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
@@ -108,13 +109,30 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
     return out
 
 
+def _named_evidence(c: Context) -> list[str]:
+    """A structured evidence value that names a metric the captures hold must be that metric's value."""
+    out = []
+    for e in c.answer.evidence:
+        if not e.metric or e.metric not in c.facts.by_metric:
+            continue
+        q = evidence_quantity(e.value, e.unit)
+        ks = c.scope.allowed(f"{e.kernel or ''} {e.text}", c.facts)
+        vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
+        if not any(close(f.value, v, t) for f in vals for _, v, t in candidates(q)):
+            near = min(vals, key=lambda f: abs(f.value - q.value))
+            out.append(f"Evidence {e.metric} = {e.value:.6g}{' ' + e.unit if e.unit else ''} does not match the capture, "
+                       f"which holds {near.value:.6g} ({near.artifact}): quote the number the artifact reports.")
+    return out
+
+
 def check_numbers(c: Context) -> list[str]:
+    named = _named_evidence(c)
     items = _items(c)
     matched: list[Optional[Fact]] = [match_fact(q, cs, toks, ks, c.facts) for _, _, q, cs, toks, ks in items]
     cited = [f for f in matched if f is not None]
     for _, _, _, _, toks, ks in items:
         cited += [f for t in toks for f in c.facts.named(t) if f.kernel is None or f.kernel in ks]
-    out = []
+    out = list(named)
     for (where, s, q, cs, toks, ks), f in zip(items, matched):
         if f is not None:
             c.audit.append(NumberAudit(written=q.written, where=where, fact=f.describe(), derivation=f.derivation))

@@ -327,6 +327,11 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
     if len(tl.api):
         f.add("timeline.sync_calls", int(blocking_calls(tl.api).sum()), "count", src, None, "blocking API calls")
         f.add("timeline.launch_calls", int((tl.api["category"] == "launch").sum()), "count", src, None, "launch API calls")
+        allocs = tl.api[tl.api["category"] == "malloc"]
+        if len(allocs):
+            f.add("timeline.allocator_calls", len(allocs), "count", src, None, "cudaMalloc/cudaFree-type calls")
+            f.add("timeline.allocator_ns", float((allocs["end_ns"] - allocs["start_ns"]).sum()), "time", src, None,
+                  "host time in allocator calls")
     cp = tl.copies
     if len(cp):
         cd = cp["end_ns"] - cp["start_ns"]

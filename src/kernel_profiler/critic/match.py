@@ -174,9 +174,10 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact]) -> O
     for fam, v, t in candidates(q):
         for a_name, a, ac, afam, a_const in ops:
             for b_name, b, bc, bfam, b_const in ops:
-                if a_name == b_name or not b or (a_const and b_const) or not ((ac | bc) & want):
-                    continue
-                if fam in ("ratio", "count", "pct") and close(a / b, v, t):
+                if a_name == b_name or not b or (a_const and b_const) or not (ac & want) or not (bc & want):
+                    continue  # both operands must be what the sentence speaks of
+                same = afam == bfam or a_const or b_const
+                if fam in ("ratio", "count", "pct") and same and close(a / b, v, t):
                     return "ratio of two cited values", [a_name, b_name]
                 if fam in ("time", "bytes") and bfam == "count" and afam == fam and ({"launches", "steps"} & bc) \
                         and close(a / b, v, t):

@@ -21,7 +21,8 @@ from ..kernels import kernel_key
 from .answer import Verdict
 
 RESULT_CHARS = 12_000
-FINDINGS_SHOWN = 3
+FINDINGS_SHOWN = 2
+FACTS_SHOWN = 4  # metric names per kernel in the audit line (the prompt has a token budget)
 
 
 def _finding(f: Finding) -> dict:
@@ -36,15 +37,26 @@ def _short_fact(n) -> str:
     return n.fact.partition(" = ")[0]  # metric [kernel]: the value itself is in the tool results
 
 
+def _by_kernel(facts: list[str]) -> list[str]:
+    """'metric [kernel]' strings grouped as 'kernel: metric, metric' (program-level facts under 'program')."""
+    groups: dict[str, set[str]] = {}
+    for f in facts:
+        metric, _, kern = f.partition(" [")
+        groups.setdefault(kern.rstrip("]") or "program", set()).add(metric)
+    return [f"{k}: {', '.join(sorted(v)[:FACTS_SHOWN])}" + (f" (+{len(v) - FACTS_SHOWN} more)" if len(v) > FACTS_SHOWN else "")
+            for k, v in sorted(groups.items())]
+
+
 def review_input(question: str, answer: dict, tool_calls: list[dict], results: list[dict],
                  diagnosis: Optional[Diagnosis], verdict: Optional[Verdict]) -> dict[str, Any]:
     findings = [] if diagnosis is None else [_finding(f) for f in [diagnosis.primary, *diagnosis.secondary][:FINDINGS_SHOWN]]
     audit = None
     if verdict is not None:
         audit = {"checks": verdict.checks, "mechanism": verdict.mechanism, "signature": verdict.signature,
-                 # the prose's numbers and every derived one (evidence values name their metric already)
+                 # derived numbers with their operands; direct matches as the (unique) facts they read
                  "numbers": [{"written": n.written, "where": n.where, "matched": _short_fact(n)} for n in verdict.numbers
-                             if n.where in ("bottleneck", "mechanism") or n.derivation or not n.fact]}
+                             if n.derivation and not n.fact or not n.fact],
+                 "facts": _by_kernel([_short_fact(n) for n in verdict.numbers if n.fact])}
     return {
         "question": question,
         "answer": answer,
