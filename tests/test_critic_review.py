@@ -31,7 +31,7 @@ def test_review_sees_calls_findings_and_audit_and_its_rejection_goes_back(captur
     prompt = m.requests[3]["last"]["content"]  # the first review turn
     assert 'timeline({"top": 3})' in prompt and 'kernel_profile({"kernel_regex": "transpose_tile"})' in prompt
     assert "memory / shared_bank_conflict on `transpose_tile`" in prompt  # the engine's finding
-    assert "signature: shared_bank_conflict: present" in prompt
+    assert "Signature: shared_bank_conflict: present" in prompt
     assert "transpose_tile: " in prompt and "gpu__time_duration.sum" in prompt  # the facts the checks read
     back = m.requests[4]["last"]  # what the investigating agent got back for its first submission
     assert back["is_error"] and back["content"]["reasons"] == [why]

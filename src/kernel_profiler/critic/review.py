@@ -21,8 +21,8 @@ from ..kernels import kernel_key
 from .answer import Verdict
 
 RESULT_CHARS = 12_000
-FINDINGS_SHOWN = 2
-FACTS_SHOWN = 4  # metric names per kernel in the audit line (the prompt has a token budget)
+FINDINGS_SHOWN = 1
+FACTS_SHOWN = 1  # metric names per kernel in the audit line (the prompt has a token budget)
 
 
 def _finding(f: Finding) -> dict:
