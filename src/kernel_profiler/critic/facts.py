@@ -462,6 +462,17 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
                     f.add(f"resource.{name}", v, "bytes", r.source, key)
         f.spills[key] = (r.stack_bytes or 0, (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0))
     _timeline_facts(f, arts, diagnosis.timeline)
+    from ..telemetry import clock_throttling  # NVML samples given with the captures
+
+    th = clock_throttling(arts.telemetry) if arts.telemetry else None
+    if th is not None:
+        src = th.get("source") or "telemetry"
+        f.add("telemetry.throttled_sample_fraction", th["share"], "ratio", src, None, "throttled / busy samples")
+        f.add("telemetry.sm_clock_mhz_median", th["clock_median_mhz"] * 1e6, "hz", src, None, "median busy SM clock")
+        f.add("telemetry.sm_clock_mhz_max", th["clock_max_mhz"] * 1e6, "hz", src, None, "maximum SM clock")
+        f.add("telemetry.clock_ratio", th["clock_max_mhz"] / th["clock_median_mhz"], "ratio", src, None, "max / median clock")
+        f.add("telemetry.busy_samples", th["busy"], "count", src, None, "busy samples")
+        f.add("telemetry.throttled_samples", th["throttled"], "count", src, None, "throttled samples")
     _rank_facts(f, diagnosis)
     spec = devices.lookup(diagnosis.device or (arts.kernel_profiles[0].device if arts.kernel_profiles else None))
     if spec is not None:
