@@ -109,6 +109,25 @@ def parse_answer(text: str) -> Answer:
     return _parse_markdown(clean(text))
 
 
+def _flat_diagnosis(data: dict) -> dict:
+    """A diagnosis-shaped answer without `primary` (the fields `analyze --json` uses at its top level:
+    `mechanism` id + `explanation` prose, `fix` as an object, evidence `meaning`) as Answer fields."""
+    if "explanation" not in data and not isinstance(data.get("fix"), dict):
+        return data
+    out = dict(data)
+    if "explanation" in out:
+        out["mechanism_id"] = out.get("mechanism_id") or out.get("mechanism")
+        out["mechanism"] = out.pop("explanation")
+    fix = out.get("fix")
+    if isinstance(fix, dict):
+        out["fix"] = str(fix.get("change", "")) + (f" Expected: {fix['expected']}." if fix.get("expected") else "")
+        out.setdefault("fix_metric", fix.get("metric"))
+        out.setdefault("fix_direction", fix.get("direction"))
+    out["evidence"] = [dict(e, text=e.get("text") or e.get("meaning", "")) if isinstance(e, dict) else e
+                       for e in out.get("evidence", [])]
+    return out
+
+
 def _parse_json(body: str) -> Answer:
     try:
         data = json.loads(body)
@@ -123,7 +142,7 @@ def _parse_json(body: str) -> Answer:
         except ValidationError as e:
             errors.append(f"not a Diagnosis ({e.error_count()} errors)")
     try:
-        return Answer.model_validate(data)
+        return Answer.model_validate(_flat_diagnosis(data))
     except ValidationError as e:
         errors.append(f"not an Answer ({e.error_count()} errors, first: {e.errors()[0]['loc']} {e.errors()[0]['msg']})")
     raise AnswerFormatError("the answer JSON is " + "; ".join(errors))
