@@ -115,6 +115,8 @@ def _named_evidence(c: Context) -> list[str]:
     for e in c.answer.evidence:
         if not e.metric or e.metric not in c.facts.by_metric:
             continue
+        if len(METRIC_TOKEN.findall(e.text.replace("`", " "))) > 1:
+            continue  # a line naming several metrics (a ratio, two operands): its numbers are checked as prose
         q = evidence_quantity(e.value, e.unit)
         ks = c.scope.allowed(f"{e.kernel or ''} {e.text}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]

@@ -88,7 +88,7 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"FLOP/s|FLOPS|\bachiev|\bsustain|\brate\b|throughput|\bdelivers?\b", "flop_rate bandwidth"),
     (r"\bFLOPs?\b|\bflops\b|GFLOP|operations", "flops"),
     (r"intensity|FLOP(s)? per (DRAM )?byte|FLOP/byte", "intensity"),
-    (r"\bpeak|ceiling|roofline|datasheet|\bmax(imum)?\b|theoretical|\boffers?\b|capable|\bspec\b|\bup to\b|"
+    (r"\bpeak|ceiling|roofline|\bfloor\b|datasheet|\bmax(imum)?\b|theoretical|\boffers?\b|capable|\bspec\b|\bup to\b|"
      r"\bridge\b|hardware|\blimit\b|speed[- ]of[- ]light|\bSOL\b", "peak"),
     (r"\bSM\b.{0,20}(throughput|busy|utili)|compute throughput|\bSOL\b|speed[- ]of[- ]light|issue|"
      r"\bSMs?\b (are |is )?busy", "sol sol_sm"),
