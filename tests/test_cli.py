@@ -174,10 +174,10 @@ def test_analyze_report_must_be_html(tmp_path, captures):
 
 
 # ---------------------------------------------------------------- ask says what it answered
-def _ask(*args, cwd):
+def _ask(*args, cwd, **more_env):
     import os
 
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"} | more_env
     return subprocess.run([sys.executable, "-m", "kernel_profiler.cli", "ask", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd, timeout=300, env=env)
 
@@ -209,14 +209,36 @@ def test_ask_empty_or_missing_program_is_usage_error(tmp_path, cmd, said):
 
 
 def test_ask_repeated_critic_rejection_printed_once(tmp_path):
-    """A real program but no nsys here: every attempt is rejected for the same reason; it is printed once."""
-    import shutil
-
-    if shutil.which("nsys"):
-        pytest.skip("nsys is installed here: the timeline would be captured")
-    p = _ask("why is it slow", "--", "/bin/true", cwd=tmp_path)
+    """A real Python program, nsys hidden, and its timeline cannot be recorded by the PyTorch profiler either (no
+    torch, or no kernels): every attempt is rejected for the same reason; it is printed once."""
+    (tmp_path / "app.py").write_text("print('no GPU work')\n")
+    p = _ask("why is it slow", "--", sys.executable, "app.py", cwd=tmp_path, KERNEL_PROFILER_NSYS="none")
     rejected = [line for line in p.stderr.splitlines() if line.startswith("... critic: rejected (")]
     assert len(rejected) == 1 and "rejected again, for the same reasons" in p.stderr
     why = p.stdout.split("## Why inconclusive", 1)[1].split("##", 1)[0]
     reasons = [line for line in why.splitlines() if line.startswith("- ")]
     assert reasons and len(reasons) == len(set(reasons))
+
+
+def test_ask_without_nsys_is_a_missing_tool(tmp_path):
+    """A real non-Python program, no nsys (KERNEL_PROFILER_NSYS names nothing), the offline expert: exit 2 and one
+    line naming nsys and how to get it, instead of an inconclusive answer; nothing runs, nothing is written."""
+    import os
+    import shutil
+
+    work = tmp_path / "work"
+    work.mkdir()
+    app = work / "real_app"
+    shutil.copy("/bin/true", app)
+    before = sorted(p.name for p in work.iterdir())
+    missing = tmp_path / "no-nsys-here" / "nsys"
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env["KERNEL_PROFILER_NSYS"] = str(missing)
+    p = subprocess.run([sys.executable, "-m", "kernel_profiler.cli", "ask", "why slow", "--", "./real_app"],
+                       capture_output=True, text=True, cwd=work, timeout=300, env=env)
+    assert p.returncode == 2, p.stdout + p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "`nsys`" in lines[0] and "Nsight Systems" in lines[0] and "KERNEL_PROFILER_NSYS" in lines[0]
+    assert str(missing) in lines[0] and "--artifacts" in lines[0]
+    assert p.stdout == "" and sorted(p.name for p in work.iterdir()) == before

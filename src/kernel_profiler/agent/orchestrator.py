@@ -26,14 +26,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field, ValidationError
 
 from ..diagnosis import BOUNDS, MECHANISMS
-from ..errors import KernelProfilerError, UsageError
+from ..errors import KernelProfilerError, ToolMissing, UsageError
 from .compact import STEERING_KEYS, Compactor
 from .models.expert import ExpertModel
 from .models.replay import ReplayModel, ReplayTools
 from .protocol import Model, ModelStopped, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
-from .sandbox import Sandbox
+from .sandbox import Sandbox, missing_tool_message
 from .tools import (HOST_VERDICTS, INVESTIGATION_TOOLS, FindTargetsInput, ToolContext, call_tool, kernel_key,
-                    order_violation, run_find_targets, tool_specs)
+                    order_violation, python_script_target, run_find_targets, tool_specs)
 from . import transcript as tx
 
 MAX_REJECTIONS = 2
@@ -540,6 +540,12 @@ def run_ask(question: str, cmd: Optional[list[str]], artifacts: list[str], model
 
         model = make_model(model_spec)
     sandbox = Sandbox(root=root, target=list(cmd) if cmd else None, **({"timeout_s": timeout_s} if timeout_s else {}))
+    if cmd and not artifacts and isinstance(model, ExpertModel) and sandbox.allowed_executables()["nsys"] is None \
+            and not python_script_target(list(cmd)):
+        # The offline expert cannot work around a missing timeline profiler (a model can: it gets ToolMissing
+        # as a tool error and answers from what it has): a missing tool, exit 2, before anything runs.
+        shutil.rmtree(sandbox.scratch, ignore_errors=True)
+        raise ToolMissing(missing_tool_message("nsys"))
     ctx = ToolContext(sandbox=sandbox, artifacts=artifacts, insist=insist)
     writer = tx.TranscriptWriter(record, question=question, model=model.name, cmd=list(cmd) if cmd else None,
                                  artifacts=artifacts, insist=insist, extra=record_extra) if record else None

@@ -69,6 +69,25 @@ PASS_ENV = (
 )
 
 
+MISSING_HINTS = {
+    "nsys": "install Nsight Systems (it also ships inside Nsight Compute and the CUDA toolkit) or set "
+            "KERNEL_PROFILER_NSYS=/path/to/nsys, or pass existing captures with --artifacts",
+    "ncu": "install Nsight Compute (part of the CUDA toolkit) and put `ncu` on PATH, or pass an "
+           "existing .ncu-rep with --artifacts",
+    "cuobjdump": "install the CUDA toolkit (cuobjdump is in its bin/) or pass a SASS dump with --artifacts",
+    "nvdisasm": "install the CUDA toolkit (nvdisasm is in its bin/)",
+    "target": "the program given after `--` was not found: give its path or put it on PATH",
+}
+
+
+def missing_tool_message(name: str) -> str:
+    """One line: which program is missing and how to get it (ToolMissing's message)."""
+    forced = os.environ.get("KERNEL_PROFILER_NSYS", "") if name == "nsys" else ""
+    why = (f" (KERNEL_PROFILER_NSYS={forced} is not an executable file)"
+           if forced and forced.lower() != "none" else "")
+    return f"`{name}` is not available here{why}: {MISSING_HINTS[name]}"
+
+
 class SandboxViolation(KernelProfilerError):
     """A tool request the sandbox refuses: a path outside the working tree, a symlink escaping it,
     a kernel regex or section holding shell metacharacters or not on the allow-list, an out-of-range
@@ -218,16 +237,7 @@ class Sandbox:
             raise SandboxViolation(f"{name!r} is not on the allow-list of programs ({', '.join(allowed)})")
         path = allowed[name]
         if path is None:
-            hint = {
-                "nsys": "install Nsight Systems (it also ships inside Nsight Compute and the CUDA toolkit) or pass "
-                        "existing captures with --artifacts",
-                "ncu": "install Nsight Compute (part of the CUDA toolkit) and put `ncu` on PATH, or pass an "
-                       "existing .ncu-rep with --artifacts",
-                "cuobjdump": "install the CUDA toolkit (cuobjdump is in its bin/) or pass a SASS dump with --artifacts",
-                "nvdisasm": "install the CUDA toolkit (nvdisasm is in its bin/)",
-                "target": "the program given after `--` was not found: give its path or put it on PATH",
-            }[name]
-            raise ToolMissing(f"`{name}` is not available here: {hint}")
+            raise ToolMissing(missing_tool_message(name))
         return path
 
     def check_argv(self, argv: list[str]) -> None:
