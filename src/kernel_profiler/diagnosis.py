@@ -94,6 +94,12 @@ class Roofline(BaseModel):
     def stated_limiter(self) -> str:
         return self.needed_limiter or self.limiter
 
+    @property
+    def moved_floor_differs(self) -> bool:
+        """The floor at the measured DRAM traffic differs (by over 2%) from the floor for what the work needs,
+        so both are worth stating."""
+        return self.needed_floor_ns is not None and abs(self.floor_ns - self.needed_floor_ns) > 0.02 * self.needed_floor_ns
+
 
 class Fix(BaseModel):
     """The change to make and the measurement that should confirm it."""

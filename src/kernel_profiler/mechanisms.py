@@ -117,7 +117,7 @@ def _gap_text(r: Optional[Roofline]) -> str:
         work = f"the {size(r.needed_bytes)} it needs to move"
     out = (f"it runs {times(r.needed_gap)} its {r.stated_limiter} floor of {duration(r.needed_floor_ns)} for {work} "
            f"({duration(r.duration_ns)} measured)")
-    if r.floor_ns < r.needed_floor_ns * 0.98 or r.floor_ns > r.needed_floor_ns * 1.02:
+    if r.moved_floor_differs:
         out += (f"; at the {size(r.dram_bytes)} it moved from DRAM the floor is {duration(r.floor_ns)} "
                 f"({times(r.gap)})")
     return out

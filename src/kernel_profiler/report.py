@@ -61,7 +61,7 @@ def roofline_sentence(r: Roofline) -> str:
         why = f"memory floor: the {size(r.needed_bytes)} it needs at {bandwidth(r.peak_bandwidth)}; {r.needed_source}"
     out = (f"{head}: the work needs {duration(r.needed_floor_ns)} ({why}); measured {duration(r.duration_ns)}, "
            f"gap {times(r.needed_gap)}.")
-    if abs(r.floor_ns - r.needed_floor_ns) > 0.02 * r.needed_floor_ns:
+    if r.moved_floor_differs:
         out += (f" At the {size(r.dram_bytes)} it moved from DRAM the floor is {duration(r.floor_ns)} "
                 f"(gap {times(r.gap)}).")
     return f"{out} {rates}"

@@ -160,27 +160,24 @@ UNIT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
 ]]
 
 
-@lru_cache(maxsize=65536)
-def metric_concepts(metric: str) -> frozenset[str]:
+def _concepts(table: list[tuple[re.Pattern, frozenset[str]]], s: str) -> frozenset[str]:
+    """Every concept whose pattern matches s."""
     out: set[str] = set()
-    for pat, cs in METRIC_CONCEPTS:
-        if pat.search(metric):
+    for pat, cs in table:
+        if pat.search(s or ""):
             out |= cs
     return frozenset(out)
+
+
+@lru_cache(maxsize=65536)
+def metric_concepts(metric: str) -> frozenset[str]:
+    return _concepts(METRIC_CONCEPTS, metric)
 
 
 def text_concepts(text: str) -> frozenset[str]:
-    out: set[str] = set()
-    for pat, cs in TEXT_CONCEPTS:
-        if pat.search(text or ""):
-            out |= cs
-    return frozenset(out)
+    return _concepts(TEXT_CONCEPTS, text)
 
 
 @lru_cache(maxsize=4096)
 def unit_concepts(unit: str) -> frozenset[str]:
-    out: set[str] = set()
-    for pat, cs in UNIT_CONCEPTS:
-        if pat.search(unit or ""):
-            out |= cs
-    return frozenset(out)
+    return _concepts(UNIT_CONCEPTS, unit)
