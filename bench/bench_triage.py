@@ -99,7 +99,7 @@ def _vmhwm_mb() -> float:
 
 def worker_kp(path: str) -> dict:
     from kernel_profiler.artifacts import kineto
-    from kernel_profiler.timeline import triage
+    from kernel_profiler.analysis.timeline import triage
 
     rss0 = _vmhwm_mb()
     t0 = time.perf_counter()

@@ -3,9 +3,9 @@ sized by a tiny problem), and library kernels (ATen, cuBLAS, ...) fixed at the c
 from __future__ import annotations
 
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.kernels import FEW_US_NS, analyze_kernels, is_library_kernel
-from kernel_profiler.mechanisms import detect
-from kernel_profiler.roofline import roofline
+from kernel_profiler.analysis.kernels import FEW_US_NS, analyze_kernels, is_library_kernel
+from kernel_profiler.analysis.mechanisms import detect
+from kernel_profiler.analysis.roofline import roofline
 
 
 def _first(captures, case):

@@ -10,7 +10,7 @@ from kernel_profiler import catalog
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.critic import facts_for
 from kernel_profiler.critic.checks import _measured
-from kernel_profiler.engine import diagnose
+from kernel_profiler.analysis.engine import diagnose
 
 
 def _cases():

@@ -11,8 +11,8 @@ import pytest
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.critic import (Answer, AnswerFormatError, EvidenceItem, critique, critique_text,
                                     parse_answer)
-from kernel_profiler.engine import diagnose
-from kernel_profiler.roofline import ceilings
+from kernel_profiler.analysis.engine import diagnose
+from kernel_profiler.analysis.roofline import ceilings
 
 
 @pytest.fixture(scope="module")
@@ -216,8 +216,8 @@ def _truth():
 @pytest.mark.parametrize("case", _truth(), ids=[c["name"] for c in _truth()])
 def test_engine_answers_pass_the_critic_as_markdown(case, captures):
     """What `analyze --format md` prints for every suite case is a grounded answer by the critic's rules."""
-    from kernel_profiler.engine import analyze
-    from kernel_profiler.report import markdown
+    from kernel_profiler.analysis.engine import analyze
+    from kernel_profiler.render.markdown import markdown
 
     folder = captures.case_dir(case["name"])
     v = critique_text(markdown(analyze([folder])), [folder])
@@ -229,8 +229,8 @@ def test_critique_json_lists_the_fact_of_every_number(captures, tmp_path):
     import subprocess
     import sys
 
-    from kernel_profiler.engine import analyze
-    from kernel_profiler.report import markdown
+    from kernel_profiler.analysis.engine import analyze
+    from kernel_profiler.render.markdown import markdown
 
     case = captures.case_dir("cu_transpose_conflict")
     ans = tmp_path / "answer.md"

@@ -10,7 +10,7 @@ import pytest
 
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.critic import critique, critique_text, parse_answer
-from kernel_profiler.engine import diagnose
+from kernel_profiler.analysis.engine import diagnose
 
 WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 SHI = "smsp__sass_inst_executed_op_shared_ld.sum"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kernel_profiler.agent.orchestrator import run_ask
 from kernel_profiler.agent.protocol import ModelTurn, ToolCall
 from kernel_profiler.critic import Answer
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 
 from agent.scripted import ScriptedModel, call
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 
 CASES = tomllib.loads((Path(__file__).parent.parent / "suite" / "holdout.toml").read_text())["case"]
 

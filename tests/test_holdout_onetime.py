@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.engine import _main_timeline, analyze
-from kernel_profiler.timeline import triage
+from kernel_profiler.analysis.engine import _main_timeline, analyze
+from kernel_profiler.analysis.timeline import triage
 
 CASES = {c["name"]: c for c in
          tomllib.loads((Path(__file__).parent.parent / "suite" / "holdout_onetime.toml").read_text())["case"]}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kernel_profiler.critic import critique_text
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 
 DATA = Path(__file__).parent / "data" / "profile_sh"
 SCRIPT = Path(__file__).parent.parent / "tools" / "profile.sh"

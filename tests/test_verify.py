@@ -11,9 +11,9 @@ import pytest
 
 from conftest import suite_cases
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.engine import analyze
-from kernel_profiler.kernels import dedupe
-from kernel_profiler.mechanisms import BANK_CONFLICT_MIN_WAYS
+from kernel_profiler.analysis.engine import analyze
+from kernel_profiler.analysis.kernels import dedupe
+from kernel_profiler.analysis.mechanisms import BANK_CONFLICT_MIN_WAYS
 from kernel_profiler.verify import (EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE, PREDICTION_MIN_FRACTION,
                                     VerifyResult, base_name, norm_key, verify)
 

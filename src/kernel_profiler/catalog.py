@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 from .artifacts.tables import KernelProfile
 from .diagnosis import Roofline, TimelineSummary
-from .roofline import NEAR_PEAK_GAP
+from .analysis.roofline import NEAR_PEAK_GAP
 
 PRESENT, ABSENT, UNKNOWN = "present", "absent", "unknown"
 

@@ -53,7 +53,7 @@ HTML = (".html", ".htm")
 
 
 def _write_report(d, out: Path, paths=None, rooflines=None) -> None:
-    from .html_report import render_html, rooflines_for
+    from .render.html import render_html, rooflines_for
 
     if rooflines is None and paths:
         rooflines = rooflines_for(paths)
@@ -89,8 +89,8 @@ def analyze(
 ) -> None:
     """Name the bottleneck from existing captures, without any model."""
     from .artifacts import load_paths
-    from .engine import run
-    from .report import markdown, text
+    from .analysis.engine import run
+    from .render.markdown import markdown, text
 
     if fmt not in ("text", "md", "json"):
         raise UsageError(f"--format must be text, md or json, not {fmt!r}")
@@ -166,7 +166,7 @@ def ask(
 def report(run: Path = typer.Argument(..., help="a capture file or folder, or an `ask --record` transcript"),
            out: Path = typer.Option(..., "--out", "-o", help="HTML file to write (or .md for Markdown)")) -> None:
     """Write the report of a recorded run: self-contained HTML with roofline and timeline, or Markdown."""
-    from .report import markdown
+    from .render.markdown import markdown
     from .runs import diagnosis_for, is_transcript
 
     if not run.exists():

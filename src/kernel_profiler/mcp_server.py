@@ -73,7 +73,7 @@ def build_server(root: Path, target: Optional[list[str]] = None, artifacts: Opti
         name, args = params.name, params.arguments or {}
         try:
             if name == "analyze":
-                from .engine import analyze
+                from .analysis.engine import analyze
 
                 inp = AnalyzeInput.model_validate(args)
                 return text_result(analyze([inside(p) for p in inp.paths]).model_dump(mode="json"))

@@ -55,6 +55,6 @@ def diagnosis_for(path: Path) -> Diagnosis:
     """Captures are analyzed; a transcript is rebuilt from its recorded tool results."""
     if is_transcript(path):
         return diagnosis_from_transcript(path)
-    from .engine import analyze
+    from .analysis.engine import analyze
 
     return analyze([path])

@@ -77,15 +77,15 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from .artifacts import load_paths
-from .consistency import device_mismatch, reconcile
+from .analysis.consistency import device_mismatch, reconcile
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
 from .diagnosis import Diagnosis, Evidence, Finding
 from .display import duration, fraction, quantity, times
-from .engine import run
+from .analysis.engine import run
 from .exitcodes import ExitCode
-from .kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
-from .roofline import roofline
-from .timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth
+from .analysis.kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
+from .analysis.roofline import roofline
+from .analysis.timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth
 
 # --- Thresholds (named; the module docstring gives the reasoning) ---
 # Repeated measurements (launches, steps) a side needs before its interquartile range is trusted.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from kernel_profiler.kernels import kernel_key
+from kernel_profiler.analysis.kernels import kernel_key
 
 from .fake_messages_api import Request, reply, text, thinking, tool
 

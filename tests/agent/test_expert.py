@@ -8,7 +8,7 @@ import pytest
 from kernel_profiler.agent import transcript as tx
 from kernel_profiler.agent.orchestrator import AskResult, replay, run_ask
 from kernel_profiler.agent.protocol import ReplayDivergence
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 
 
 def ask(captures, case, tmp_path, **kw) -> tuple[AskResult, list[str], object]:

@@ -7,7 +7,7 @@ import pytest
 
 from kernel_profiler.agent.ncu_metrics import ENGINE_METRICS
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.kernels import analyze_kernels, excess_dram_traffic
+from kernel_profiler.analysis.kernels import analyze_kernels, excess_dram_traffic
 
 CASES = ["cu_softmax_naive", "cu_transpose_conflict", "cu_local_array", "cu_grid_stride_small_grid", "cu_smem_occupancy",
          "cu_histogram_atomic", "cu_divergence", "cu_sgemm_fp32", "cu_cublas_bf16", "cu_vec_copy", "ho_register_spill",

@@ -6,7 +6,7 @@ import pytest
 from kernel_profiler.agent.orchestrator import offered_tools, replay, run_ask
 from kernel_profiler.agent.tools import tool_specs, REGISTRY
 from kernel_profiler.critic import Answer
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 
 from .scripted import ScriptedModel, call
 

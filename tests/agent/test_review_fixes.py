@@ -18,7 +18,7 @@ from kernel_profiler.agent.models import expert
 from kernel_profiler.agent.orchestrator import replay, run_ask
 from kernel_profiler.agent.sandbox import Sandbox
 from kernel_profiler.agent.tools import ToolContext, call_tool
-from kernel_profiler.engine import STARTUP_NOTE_MIN_NS
+from kernel_profiler.analysis.engine import STARTUP_NOTE_MIN_NS
 from kernel_profiler.errors import ArtifactError, KernelProfilerError
 from kernel_profiler.runs import diagnosis_from_transcript
 

@@ -93,7 +93,7 @@ def test_adversarial_model_turns_refused(captures, tree):
     """A model that tries shell injection, paths outside the tree and a bad section gets typed refusals."""
     art = str(captures.case_dir("cu_softmax_naive"))
     from kernel_profiler.critic import Answer
-    from kernel_profiler.engine import analyze
+    from kernel_profiler.analysis.engine import analyze
 
     good = Answer.from_diagnosis(analyze([art])).model_dump(mode="json")
     m = ScriptedModel([

@@ -18,7 +18,7 @@ import pytest
 
 from kernel_profiler.artifacts import kineto, load_paths
 from kernel_profiler.errors import UnsupportedCapture
-from kernel_profiler.timeline import rank_kernels, triage
+from kernel_profiler.analysis.timeline import rank_kernels, triage
 
 WILD = Path(__file__).parent.parent / "data" / "wild"
 V100 = WILD / "k01_kineto_resnet50_nw0_V100.pt.trace.json.gz"

@@ -136,7 +136,7 @@ def test_app_range_export_with_nvtx_columns_is_read(wild):
 
 @pytest.mark.parametrize("name", ["c01_esmm_metrics_cc86.csv", "c03_cfregly_app_range_cc100.csv"])
 def test_unmeasured_throughput_is_never_printed_as_zero(wild, name):
-    from kernel_profiler.engine import analyze
+    from kernel_profiler.analysis.engine import analyze
 
     d = analyze([wild(name)])
     for f in [d.primary, *d.secondary]:

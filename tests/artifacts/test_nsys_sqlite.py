@@ -9,7 +9,7 @@ import pytest
 
 from kernel_profiler.artifacts import load_paths, nsys_sqlite
 from kernel_profiler.errors import UnsupportedCapture
-from kernel_profiler.timeline import triage
+from kernel_profiler.analysis.timeline import triage
 
 # nsys 2025.3.1 captures on our H200: CUDA binaries and Python programs, one and two processes.
 CASES = ["cu_divergence", "cu_sync_loop", "py_startup", "py_item_sync", "mr_uneven"]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from kernel_profiler.artifacts import kineto, load_paths, parallel
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.errors import ArtifactError, UnsupportedCapture
 
 WILD = Path(__file__).parent.parent / "data" / "wild"

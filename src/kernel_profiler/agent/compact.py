@@ -20,7 +20,7 @@ import json
 import math
 from typing import Any
 
-from ..kernels import kernel_key
+from ..analysis.kernels import kernel_key
 
 SIG_DIGITS = 4
 RESULT_CHARS = 6_000  # ~1.5-2k tokens: one result never eats a diagnosis's budget (15k input tokens)

@@ -27,18 +27,18 @@ from typing import Any, Callable, Literal, Optional
 from pydantic import BaseModel, Field, ValidationError
 
 from ..artifacts import XZ_MAGIC, _decompress_xz, _head, identify, load_paths
-from ..consistency import reconcile
+from ..analysis.consistency import reconcile
 from ..artifacts import ncu_report
 from .ncu_metrics import ENGINE_METRICS, TARGETED_SECTIONS
 from ..artifacts import sass as sass_reader
 from ..artifacts.tables import Artifacts, SassFunction, Timeline
 from ..diagnosis import Diagnosis, Finding, KernelRow, RankRow, Roofline, TimelineSummary
-from ..engine import STARTUP_NOTE_MIN_NS, _main_timeline, _rank_timeline, _startup_note, _timeline_only
-from ..engine import diagnose as engine_diagnose
-from ..multirank import analyze_ranks
+from ..analysis.engine import STARTUP_NOTE_MIN_NS, _main_timeline, _rank_timeline, _startup_note, _timeline_only
+from ..analysis.engine import diagnose as engine_diagnose
+from ..analysis.ranks import analyze_ranks
 from ..errors import ArtifactError, EmptyCapture, KernelProfilerError, UsageError
-from ..kernels import analyze_kernels, excess_dram_traffic, kernel_key
-from ..timeline import TimelineResult, triage
+from ..analysis.kernels import analyze_kernels, excess_dram_traffic, kernel_key
+from ..analysis.timeline import TimelineResult, triage
 from .protocol import ToolSpec
 from .sandbox import (MAX_LAUNCH_COUNT, MAX_LAUNCH_SKIP, MAX_REGEX_LEN, MAX_TELEMETRY_S, READ_CAP_BYTES, Sandbox,
                       SandboxViolation, check_int, check_regex, check_sections, check_set)

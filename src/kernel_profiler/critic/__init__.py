@@ -55,7 +55,7 @@ def critique(answer: Answer, artifacts: Artifacts, diagnosis: Optional[Diagnosis
              raw: Optional[str] = None) -> Verdict:
     """Check an answer against the captures; deterministic. `raw`: the answer's text as given (hidden parts too)."""
     if diagnosis is None:
-        from ..engine import diagnose
+        from ..analysis.engine import diagnose
         diagnosis = diagnose(artifacts)
     ctx = build_context(_cleaned(answer), facts_for(artifacts, diagnosis), raw if raw is not None else _raw_of(answer))
     reasons: list[str] = []

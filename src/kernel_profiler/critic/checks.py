@@ -20,7 +20,7 @@ from typing import Optional
 
 from .. import catalog
 from ..catalog import CATALOG, KERNEL_BOUNDS, Measured
-from ..roofline import NEAR_PEAK_GAP
+from ..analysis.roofline import NEAR_PEAK_GAP
 from .answer import Answer, NumberAudit
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain

@@ -18,9 +18,9 @@ from typing import Iterable, Optional
 from .. import devices
 from ..artifacts.tables import Artifacts, KernelProfile
 from ..diagnosis import Diagnosis, Roofline, TimelineSummary
-from ..kernels import base_name, dedupe, norm_key
-from ..roofline import ceilings as roofline_ceilings
-from ..roofline import roofline as compute_roofline
+from ..analysis.kernels import base_name, dedupe, norm_key
+from ..analysis.roofline import ceilings as roofline_ceilings
+from ..analysis.roofline import roofline as compute_roofline
 from .concepts import metric_concepts
 from .numbers import family_and_factor
 
@@ -242,8 +242,8 @@ def _subset_sums(f: Facts) -> None:
 
 # ----------------------------------------------------------------------------- timeline
 def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> None:
-    from ..engine import _main_timeline  # the engine's choice of timeline (nsys first)
-    from ..timeline import blocking_calls, triage
+    from ..analysis.engine import _main_timeline  # the engine's choice of timeline (nsys first)
+    from ..analysis.timeline import blocking_calls, triage
 
     tl = _main_timeline(arts)
     if s is not None:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from ..kernels import norm_key
+from ..analysis.kernels import norm_key
 from .concepts import metric_concepts, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
 from .numbers import METRIC_TOKEN, Quantity

@@ -17,7 +17,7 @@ import json
 from typing import Any, Optional
 
 from ..diagnosis import Diagnosis, Finding
-from ..kernels import kernel_key
+from ..analysis.kernels import kernel_key
 from .answer import Verdict
 
 RESULT_CHARS = 12_000

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from ...engine import decide
+from ...analysis.engine import decide
 from ...diagnosis import Diagnosis, Finding
-from ...kernels import kernel_key
+from ...analysis.kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
 from ..tools import HOST_VERDICTS, KernelProfileOutput, TimelineOutput, plan_launches

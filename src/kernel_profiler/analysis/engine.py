@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from .artifacts import load_paths
-from .artifacts.tables import Artifacts, Timeline
+from ..artifacts import load_paths
+from ..artifacts.tables import Artifacts, Timeline
 from .consistency import main_timeline, reconcile
-from .diagnosis import Diagnosis, Evidence, Finding, Fix
-from .display import duration
+from ..diagnosis import Diagnosis, Evidence, Finding, Fix
+from ..display import duration
 from .kernels import (COMMS_KERNEL, FEW_US_NS, KernelAnalysis, analyze_kernels, confirm_with_telemetry,
                       excess_dram_traffic, kernel_key)
-from .multirank import analyze_ranks
+from .ranks import analyze_ranks
 from .timeline import TimelineResult, triage
 
 # Timeline-only: the dominant kernel's grid smaller than the SM count is low parallelism.

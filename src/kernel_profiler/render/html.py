@@ -34,9 +34,9 @@ from typing import Iterable, Optional, Sequence
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from .diagnosis import Diagnosis, Roofline
-from .display import fraction, number, short_name, times
-from .report import also_found, fix_numbers, fmt_value, roofline_sentence, share_text
+from ..diagnosis import Diagnosis, Roofline
+from ..display import fraction, number, short_name, times
+from .markdown import also_found, fix_numbers, fmt_value, roofline_sentence, share_text
 
 MAX_CHART_KERNELS = 10  # dominant kernels placed on the roofline
 
@@ -49,8 +49,8 @@ def rooflines_for(paths: Iterable[str | Path]) -> list[Roofline]:
     Uses the engine's own loading, timeline selection and kernel analysis, so the
     rooflines are those the diagnosis was made from.
     """
-    from .artifacts import load_paths
-    from .engine import run
+    from ..artifacts import load_paths
+    from ..analysis.engine import run
 
     return run(load_paths(paths)).rooflines
 

@@ -1,6 +1,6 @@
 """What people read, rendered from real H200 captures: units, sensible precision, names, no dead lines.
 
-Covers every renderer: report.markdown/text (analyze, report -o x.md), html_report (report -o x.html),
+Covers every renderer: render.markdown/text (analyze, report -o x.md), render.html (report -o x.html),
 verify's text and ask's answer (AskResult.markdown).
 """
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from kernel_profiler.agent.orchestrator import AskResult
 from kernel_profiler.critic import Answer
 from kernel_profiler.display import times
-from kernel_profiler.engine import analyze
-from kernel_profiler.html_report import render_html, rooflines_for
-from kernel_profiler.report import markdown, text
+from kernel_profiler.analysis.engine import analyze
+from kernel_profiler.render.html import render_html, rooflines_for
+from kernel_profiler.render.markdown import markdown, text
 from kernel_profiler.verify import verify
 
 CASES = ["cu_softmax_naive", "cu_sgemm_fp32", "cu_histogram_fixed", "cu_local_array", "py_unfused_gelu",
@@ -144,7 +144,7 @@ def test_readme_quick_start_matches_what_ask_prints():
 
     import kernel_profiler
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parent.parent.parent
     readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
     example = Path(kernel_profiler.__file__).parent / "data" / "examples" / "softmax"
     d = analyze([example])

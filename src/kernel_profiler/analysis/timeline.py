@@ -30,10 +30,10 @@ import numpy as np
 import pandas as pd
 
 from . import intervals as iv
-from .artifacts.api_names import is_blocking_memcpy
-from .artifacts.tables import Timeline
-from .diagnosis import Evidence, Finding, Fix, KernelRow, TimelineSummary
-from .display import bandwidth, duration, size
+from ..artifacts.api_names import is_blocking_memcpy
+from ..artifacts.tables import Timeline
+from ..diagnosis import Evidence, Finding, Fix, KernelRow, TimelineSummary
+from ..display import bandwidth, duration, size
 
 # --- Thresholds: each is named, and its reason is in the comment above it ---
 # Transfer-bound when copies occupy at least this fraction of the steady window:

@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.consistency import reconcile
-from kernel_profiler.engine import analyze, run
+from kernel_profiler.analysis.consistency import reconcile
+from kernel_profiler.analysis.engine import analyze, run
 from kernel_profiler.errors import ArtifactError, EmptyCapture
 from kernel_profiler.verify import render, verify
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional
 
-from .artifacts.tables import KernelProfile
-from .diagnosis import Evidence, Finding, Fix, Roofline
-from .display import bandwidth, duration, flop_rate, quantity, size, times
+from ..artifacts.tables import KernelProfile
+from ..diagnosis import Evidence, Finding, Fix, Roofline
+from ..display import bandwidth, duration, flop_rate, quantity, size, times
 from .roofline import DURATION as DURATION_METRIC
 from .roofline import NEAR_PEAK_GAP, fp32_tensor_alternative
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from kernel_profiler.artifacts import ncu_report
-from kernel_profiler.mechanisms import LD_BYTES_PER_SECTOR, ST_BYTES_PER_SECTOR, detect
-from kernel_profiler.roofline import roofline
+from kernel_profiler.analysis.mechanisms import LD_BYTES_PER_SECTOR, ST_BYTES_PER_SECTOR, detect
+from kernel_profiler.analysis.roofline import roofline
 
 
 def _without(k, *names):
@@ -33,7 +33,7 @@ def test_missing_core_metrics_do_not_abort(captures):
 
 def test_engine_lowers_confidence_without_a_roofline(captures):
     from kernel_profiler.artifacts.tables import Artifacts
-    from kernel_profiler.engine import diagnose
+    from kernel_profiler.analysis.engine import diagnose
 
     k = ncu_report.load(captures.path("cu_transpose_conflict", "ncu.ncu-rep"))[0]
     full = diagnose(Artifacts(kernel_profiles=[k], files=["x"]))
@@ -47,7 +47,7 @@ def test_bank_conflict_ways_count_against_the_conflict_free_wavefronts(captures)
     """128-bit shared loads need 4 wavefronts without conflicts: row_sums' 32.1 wavefronts/inst is 8-way, not 29-
     or 32-way; 32-bit loads (transpose_tile) need 1, so 32.3 wavefronts/inst is 32-way. The evidence value is
     the ratio its metric names."""
-    from kernel_profiler.mechanisms import SHARED_LD_INST, SHARED_LD_WAVEFRONTS
+    from kernel_profiler.analysis.mechanisms import SHARED_LD_INST, SHARED_LD_WAVEFRONTS
 
     for case, ways in (("ho_smem_stride_reduce", 8), ("cu_transpose_conflict", 32)):
         k = ncu_report.load(captures.path(case, "ncu.ncu-rep"))[0]

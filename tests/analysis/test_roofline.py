@@ -10,10 +10,10 @@ import pytest
 from conftest import suite_cases
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.diagnosis import Roofline
-from kernel_profiler.engine import analyze, run
-from kernel_profiler.kernels import base_name
-from kernel_profiler.report import markdown, roofline_sentence
-from kernel_profiler.roofline import NEAR_PEAK_GAP, requested_bytes, roofline
+from kernel_profiler.analysis.engine import analyze, run
+from kernel_profiler.analysis.kernels import base_name
+from kernel_profiler.render.markdown import markdown, roofline_sentence
+from kernel_profiler.analysis.roofline import NEAR_PEAK_GAP, requested_bytes, roofline
 
 CASES = {c["name"]: c for c in suite_cases()}
 # Before/after pairs that profile the same kernel (one kernel does the work on both sides).

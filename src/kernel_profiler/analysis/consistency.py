@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Optional
 
-from .artifacts.tables import Artifacts, KernelProfile, Timeline
+from ..artifacts.tables import Artifacts, KernelProfile, Timeline
 from .kernels import base_name, norm_key
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 
-TRUTH = tomllib.loads((Path(__file__).parent.parent / "suite" / "multirank.toml").read_text())["case"]
+TRUTH = tomllib.loads((Path(__file__).parent.parent.parent / "suite" / "multirank.toml").read_text())["case"]
 NSYS = ["nsys.sqlite", "steps_rank0.json", "steps_rank1.json", "telemetry_rank0.json", "telemetry_rank1.json"]
 KINETO = ["trace_rank0.json.gz", "trace_rank1.json.gz"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .diagnosis import Diagnosis, Evidence, Finding, Roofline
-from .display import bandwidth, duration, flop_rate, fraction, quantity, short_name, size, times
+from ..diagnosis import Diagnosis, Evidence, Finding, Roofline
+from ..display import bandwidth, duration, flop_rate, fraction, quantity, short_name, size, times
 
 
 def fmt_value(value: float, unit: str) -> str:

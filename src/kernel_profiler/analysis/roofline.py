@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .artifacts.tables import KernelProfile
-from .devices import lookup
-from .diagnosis import Roofline
+from ..artifacts.tables import KernelProfile
+from ..devices import lookup
+from ..diagnosis import Roofline
 
 # Within this factor of the floor (>= 80% of the roofline) a kernel is done.
 NEAR_PEAK_GAP = 1.25

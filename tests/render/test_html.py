@@ -18,8 +18,8 @@ import pytest
 
 from kernel_profiler.diagnosis import Diagnosis
 from kernel_profiler.display import times
-from kernel_profiler.engine import analyze
-from kernel_profiler.html_report import render_html, rooflines_for
+from kernel_profiler.analysis.engine import analyze
+from kernel_profiler.render.html import render_html, rooflines_for
 
 CASES = ["cu_softmax_naive", "cu_cublas_bf16", "py_unfused_gelu", "cu_tiny_launches", "mr_uneven"]
 EXTERNAL = ("http://", "https://", "//")

@@ -10,9 +10,9 @@ from typing import Optional
 
 import pandas as pd
 
-from .artifacts.tables import KernelProfile, ResourceUsage, SassFunction
-from .diagnosis import Evidence, Finding, Fix, Roofline
-from .display import duration, short_name, size
+from ..artifacts.tables import KernelProfile, ResourceUsage, SassFunction
+from ..diagnosis import Evidence, Finding, Fix, Roofline
+from ..display import duration, short_name, size
 from .mechanisms import detect
 from .mechanisms import fallback as mech_fallback
 from .roofline import DURATION, roofline
@@ -305,8 +305,8 @@ def confirm_with_telemetry(f: Finding, telemetry: list[dict]) -> None:
     clock down (evidence the captures already hold, next to a kernel finding)."""
     from pathlib import Path
 
-    from .display import fraction
-    from .telemetry import clock_throttling
+    from ..display import fraction
+    from ..telemetry import clock_throttling
 
     if f.kernel is None or f.roofline is None or not telemetry:
         return

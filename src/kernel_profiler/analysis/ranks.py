@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from . import intervals as iv
-from .artifacts.tables import Artifacts
-from .diagnosis import Evidence, Finding, Fix, RankRow
-from .telemetry import POWER_REASONS, THERMAL_REASONS
+from ..artifacts.tables import Artifacts
+from ..diagnosis import Evidence, Finding, Fix, RankRow
+from ..telemetry import POWER_REASONS, THERMAL_REASONS
 
 COLLECTIVE = re.compile(r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter", re.IGNORECASE)
 # The spread in collective entry is noise below both of these.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import suite_cases
-from kernel_profiler.engine import analyze
+from kernel_profiler.analysis.engine import analyze
 
 CASES = suite_cases()
 TRUTH = [c for c in CASES if c.get("mechanism") and not c.get("recapture")]

@@ -1,0 +1,1 @@
+"""Analysis stages: timeline triage, ranks, kernels, roofline, mechanisms, and the decision."""

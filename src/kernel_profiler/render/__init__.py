@@ -1,0 +1,1 @@
+"""Renderers of an answer: Markdown/text and the self-contained HTML report."""
