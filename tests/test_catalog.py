@@ -60,7 +60,7 @@ def test_fixed_variant_loses_the_signature(case, captures):
 
 
 def test_every_mechanism_id_has_one_catalog_entry():
-    from kernel_profiler.diagnosis import MECHANISMS
+    from kernel_profiler.answer import MECHANISMS
 
     assert set(MECHANISMS) == set(catalog.CATALOG)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .artifacts.tables import KernelProfile
-from .diagnosis import Roofline, TimelineSummary
+from .answer import Roofline, TimelineSummary
 from .analysis.roofline import NEAR_PEAK_GAP
 
 PRESENT, ABSENT, UNKNOWN = "present", "absent", "unknown"

@@ -108,7 +108,7 @@ def analyze(
 @app.command()
 def schema() -> None:
     """Print the JSON schema of the Diagnosis that `analyze --json` prints."""
-    from .diagnosis import json_schema
+    from .answer import json_schema
 
     typer.echo(json.dumps(json_schema(), indent=2))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .diagnosis import Diagnosis
+from .answer import Diagnosis
 from .errors import ArtifactError
 
 

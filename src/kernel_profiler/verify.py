@@ -79,7 +79,7 @@ from pydantic import BaseModel, Field
 from .artifacts import load_paths
 from .analysis.consistency import device_mismatch, reconcile
 from .artifacts.tables import Artifacts, KernelProfile, Timeline
-from .diagnosis import Diagnosis, Evidence, Finding
+from .answer import Diagnosis, Evidence, Finding
 from .display import duration, fraction, quantity, times
 from .analysis.engine import run
 from .exitcodes import ExitCode

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import suite_cases
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.diagnosis import Roofline
+from kernel_profiler.answer import Roofline
 from kernel_profiler.analysis.engine import analyze, run
 from kernel_profiler.analysis.kernels import base_name
 from kernel_profiler.render.markdown import markdown, roofline_sentence

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_profiler.diagnosis import Diagnosis
+from kernel_profiler.answer import Diagnosis
 from kernel_profiler.display import times
 from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.render.html import render_html, rooflines_for

@@ -25,7 +25,7 @@ from typing import Any, Callable, Literal, Optional
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field, ValidationError
 
-from ..diagnosis import BOUNDS, MECHANISMS
+from ..answer import BOUNDS, MECHANISMS
 from ..errors import KernelProfilerError, ToolMissing, UsageError
 from .compact import STEERING_KEYS, Compactor
 from .models.expert import ExpertModel

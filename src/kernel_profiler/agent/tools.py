@@ -32,7 +32,7 @@ from ..artifacts import ncu_report
 from .ncu_metrics import ENGINE_METRICS, TARGETED_SECTIONS
 from ..artifacts import sass as sass_reader
 from ..artifacts.tables import Artifacts, SassFunction, Timeline
-from ..diagnosis import Diagnosis, Finding, KernelRow, RankRow, Roofline, TimelineSummary
+from ..answer import Diagnosis, Finding, KernelRow, RankRow, Roofline, TimelineSummary
 from ..analysis.engine import STARTUP_NOTE_MIN_NS, _main_timeline, _rank_timeline, _startup_note, _timeline_only
 from ..analysis.engine import diagnose as engine_diagnose
 from ..analysis.ranks import analyze_ranks

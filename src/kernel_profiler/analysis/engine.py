@@ -15,7 +15,7 @@ from typing import Iterable, Optional
 from ..artifacts import load_paths
 from ..artifacts.tables import Artifacts, Timeline
 from .consistency import main_timeline, reconcile
-from ..diagnosis import Diagnosis, Evidence, Finding, Fix
+from ..answer import Diagnosis, Evidence, Finding, Fix
 from ..display import duration
 from .kernels import (COMMS_KERNEL, FEW_US_NS, KernelAnalysis, analyze_kernels, confirm_with_telemetry,
                       excess_dram_traffic, kernel_key)

@@ -11,7 +11,7 @@ from typing import Optional
 import pandas as pd
 
 from ..artifacts.tables import KernelProfile, ResourceUsage, SassFunction
-from ..diagnosis import Evidence, Finding, Fix, Roofline
+from ..answer import Evidence, Finding, Fix, Roofline
 from ..display import duration, short_name, size
 from .mechanisms import detect
 from .mechanisms import fallback as mech_fallback

@@ -14,7 +14,7 @@ import re
 from typing import Callable, Optional
 
 from ..artifacts.tables import KernelProfile
-from ..diagnosis import Evidence, Finding, Fix, Roofline
+from ..answer import Evidence, Finding, Fix, Roofline
 from ..display import bandwidth, duration, flop_rate, quantity, size, times
 from .roofline import DURATION as DURATION_METRIC
 from .roofline import NEAR_PEAK_GAP, fp32_tensor_alternative

@@ -22,7 +22,7 @@ import pandas as pd
 
 from . import intervals as iv
 from ..artifacts.tables import Artifacts
-from ..diagnosis import Evidence, Finding, Fix, RankRow
+from ..answer import Evidence, Finding, Fix, RankRow
 from ..telemetry import POWER_REASONS, THERMAL_REASONS
 
 COLLECTIVE = re.compile(r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter", re.IGNORECASE)

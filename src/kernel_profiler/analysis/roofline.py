@@ -20,7 +20,7 @@ from typing import Optional
 
 from ..artifacts.tables import KernelProfile
 from ..devices import lookup
-from ..diagnosis import Roofline
+from ..answer import Roofline
 
 # Within this factor of the floor (>= 80% of the roofline) a kernel is done.
 NEAR_PEAK_GAP = 1.25

@@ -32,7 +32,7 @@ import pandas as pd
 from . import intervals as iv
 from ..artifacts.api_names import is_blocking_memcpy
 from ..artifacts.tables import Timeline
-from ..diagnosis import Evidence, Finding, Fix, KernelRow, TimelineSummary
+from ..answer import Evidence, Finding, Fix, KernelRow, TimelineSummary
 from ..display import bandwidth, duration, size
 
 # --- Thresholds: each is named, and its reason is in the comment above it ---

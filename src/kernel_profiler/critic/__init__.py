@@ -17,7 +17,7 @@ from typing import Iterable, Optional
 
 from ..artifacts import load_paths
 from ..artifacts.tables import Artifacts
-from ..diagnosis import Diagnosis
+from ..answer import Diagnosis
 from .answer import Answer, AnswerFormatError, EvidenceItem, NumberAudit, Verdict
 from .checks import CHECKS, build_context
 from .facts import Facts, gather_facts

@@ -5,7 +5,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
-from ..diagnosis import Diagnosis
+from ..answer import Diagnosis
 from ..errors import KernelProfilerError
 
 

@@ -17,7 +17,7 @@ from typing import Iterable, Optional
 
 from .. import devices
 from ..artifacts.tables import Artifacts, KernelProfile
-from ..diagnosis import Diagnosis, Roofline, TimelineSummary
+from ..answer import Diagnosis, Roofline, TimelineSummary
 from ..analysis.kernels import base_name, dedupe, norm_key
 from ..analysis.roofline import ceilings as roofline_ceilings
 from ..analysis.roofline import roofline as compute_roofline

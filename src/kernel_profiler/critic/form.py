@@ -16,7 +16,7 @@ from typing import Optional
 
 from pydantic import ValidationError
 
-from ..diagnosis import Diagnosis
+from ..answer import Diagnosis
 from .answer import Answer, AnswerFormatError, EvidenceItem
 from .numbers import ARTIFACT_TOKEN, BARE, METRIC_TOKEN, QTY, scrub, sentences, to_quantity
 

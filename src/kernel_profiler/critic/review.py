@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from ..diagnosis import Diagnosis, Finding
+from ..answer import Diagnosis, Finding
 from ..analysis.kernels import kernel_key
 from .answer import Verdict
 

@@ -34,7 +34,7 @@ from typing import Iterable, Optional, Sequence
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from ..diagnosis import Diagnosis, Roofline
+from ..answer import Diagnosis, Roofline
 from ..display import fraction, number, short_name, times
 from .markdown import also_found, fix_numbers, fmt_value, roofline_sentence, share_text
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..diagnosis import Diagnosis, Evidence, Finding, Roofline
+from ..answer import Diagnosis, Evidence, Finding, Roofline
 from ..display import bandwidth, duration, flop_rate, fraction, quantity, short_name, size, times
 
 

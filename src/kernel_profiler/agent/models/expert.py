@@ -13,7 +13,7 @@ import re
 from typing import Any, Optional
 
 from ...analysis.engine import decide
-from ...diagnosis import Diagnosis, Finding
+from ...answer import Diagnosis, Finding
 from ...analysis.kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN

@@ -1,7 +1,7 @@
 """The Diagnosis model and its published schema."""
 from __future__ import annotations
 
-from kernel_profiler.diagnosis import BOUNDS, MECHANISMS, json_schema
+from kernel_profiler.answer import BOUNDS, MECHANISMS, json_schema
 
 ISSUE_BOUNDS = {"host", "transfer", "memory", "compute", "latency", "near_peak", "comms", "inconclusive"}
 ISSUE_MECHANISMS = {
