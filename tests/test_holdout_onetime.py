@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.analysis.engine import _main_timeline, analyze
+from kernel_profiler.analysis.consistency import main_timeline
+from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.analysis.timeline import triage
 
 CASES = {c["name"]: c for c in
@@ -43,7 +44,7 @@ def _kernel_files(captures, name) -> list[Path]:
 @pytest.mark.parametrize("name,fmt", list(_params()))
 def test_holdout_as_written(captures, name, fmt):
     case = CASES[name]
-    r = triage(_main_timeline(load_paths([captures.path(name, fmt)])))
+    r = triage(main_timeline(load_paths([captures.path(name, fmt)]).timelines))
     s = r.summary
     assert r.verdict == case["steady"], (r.verdict, s.window_source)
     assert "repeated part" in s.window_source, s.window_source

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.analysis.engine import _main_timeline, analyze
+from kernel_profiler.analysis.consistency import main_timeline
+from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.analysis.timeline import triage
 
 CASES = {c["name"]: c for c in tomllib.loads((Path(__file__).parent.parent / "suite" / "onetime.toml").read_text())["case"]}
@@ -22,7 +23,7 @@ ONETIME_CLASS = {"jit": "jit", "module_loading": "module_loading", "library_init
 
 
 def _triage(captures, name, fmt):
-    return triage(_main_timeline(load_paths([captures.path(name, fmt)])))
+    return triage(main_timeline(load_paths([captures.path(name, fmt)]).timelines))
 
 
 def _kernel_files(captures, name) -> list[Path]:

@@ -18,7 +18,8 @@ from kernel_profiler.agent.models import expert
 from kernel_profiler.agent.orchestrator import replay, run_ask
 from kernel_profiler.agent.sandbox import Sandbox
 from kernel_profiler.agent.tools import ToolContext, call_tool
-from kernel_profiler.analysis.engine import STARTUP_NOTE_MIN_NS
+from kernel_profiler.analysis import decide
+from kernel_profiler.analysis.decide import STARTUP_NOTE_MIN_NS
 from kernel_profiler.errors import ArtifactError, KernelProfilerError
 from kernel_profiler.runs import diagnosis_from_transcript
 
@@ -160,7 +161,8 @@ def test_critic_gets_one_cached_diagnosis_across_answers(captures, tmp_path, mon
 
 # ------------------------------------------------------------------ 4. one definition each
 def test_shared_definitions_are_single():
-    assert orchestrator.HOST_VERDICTS is tools.HOST_VERDICTS and expert.HOST_VERDICTS is tools.HOST_VERDICTS
+    assert orchestrator.TIMELINE_VERDICTS is decide.TIMELINE_VERDICTS
+    assert expert.TIMELINE_VERDICTS is decide.TIMELINE_VERDICTS
     assert orchestrator.order_violation is tools.order_violation  # one method for ask, MCP and replay
 
 
@@ -168,12 +170,13 @@ def test_timeline_startup_note_follows_the_engine_rule():
     def tres(startup_ns, window_ns):
         summary = SimpleNamespace(startup_ns=startup_ns, window_ns=window_ns, capture_ns=startup_ns + window_ns,
                                   source="nsys.sqlite")
-        return SimpleNamespace(summary=summary)
+        t = SimpleNamespace(summary=summary, onetime=None, verdict="kernel")
+        return decide.TimelineStage(timeline=None, triage=t, ranks=None, answer=[], notes=[], timeline_only=None)
 
     # longer than the window but shorter than STARTUP_NOTE_MIN_NS: the engine notes nothing, neither does the tool
-    assert tools._timeline_startup_note(tres(0.5 * STARTUP_NOTE_MIN_NS, 0.1 * STARTUP_NOTE_MIN_NS)) is None
-    assert tools._timeline_startup_note(tres(2 * STARTUP_NOTE_MIN_NS, 3 * STARTUP_NOTE_MIN_NS)) is None
-    note = tools._timeline_startup_note(tres(2 * STARTUP_NOTE_MIN_NS, 0.1 * STARTUP_NOTE_MIN_NS))
+    assert tres(0.5 * STARTUP_NOTE_MIN_NS, 0.1 * STARTUP_NOTE_MIN_NS).startup_note() is None
+    assert tres(2 * STARTUP_NOTE_MIN_NS, 3 * STARTUP_NOTE_MIN_NS).startup_note() is None
+    note = tres(2 * STARTUP_NOTE_MIN_NS, 0.1 * STARTUP_NOTE_MIN_NS).startup_note()
     assert note is not None and note.mechanism == "startup_dominated"
 
 

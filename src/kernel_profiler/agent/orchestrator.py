@@ -32,7 +32,8 @@ from .models.expert import ExpertModel
 from .models.replay import ReplayModel, ReplayTools
 from .protocol import Model, ModelStopped, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
 from .sandbox import Sandbox, missing_tool_message
-from .tools import (HOST_VERDICTS, INVESTIGATION_TOOLS, FindTargetsInput, ToolContext, call_tool, kernel_key,
+from ..analysis.decide import TIMELINE_VERDICTS
+from .tools import (INVESTIGATION_TOOLS, FindTargetsInput, ToolContext, call_tool, kernel_key,
                     order_violation, python_script_target, run_find_targets, tool_specs)
 from . import transcript as tx
 
@@ -274,7 +275,7 @@ class Orchestrator:
                         self._submit(call.id, call.input)
                         continue
                     self._tool(call.id, call.name, call.input)
-                if self.timeline is not None and self.timeline.get("verdict") in HOST_VERDICTS and not self.insist:
+                if self.timeline is not None and self.timeline.get("verdict") in TIMELINE_VERDICTS and not self.insist:
                     if self._forces():
                         force = "submit_answer"
                     elif not told_submit:
@@ -300,7 +301,7 @@ class Orchestrator:
                         verdicts=self.verdicts, notices=self.notices, tool_calls=self.calls,
                         stopped_after_timeline=(self.timeline is not None
                                                 and self.calls.count("kernel_profile") == self.refused.count("kernel_profile")
-                                                and self.timeline.get("verdict") in HOST_VERDICTS),
+                                                and self.timeline.get("verdict") in TIMELINE_VERDICTS),
                         usage=self.usage, transcript=str(self.writer.path) if self.writer else None,
                         replayed=self.replay is not None)
         self._event("answer", final=True, model=self.model.name, accepted=accepted, inconclusive=inconclusive,
@@ -344,7 +345,7 @@ class Orchestrator:
             if content.get("verdict") != "ranks":
                 self.progress(f"timeline: {content.get('verdict')}-bound, GPU busy {s.get('busy_fraction', 0):.0%} of "
                               f"the steady window")
-            if content.get("verdict") in HOST_VERDICTS and not self.insist:
+            if content.get("verdict") in TIMELINE_VERDICTS and not self.insist:
                 self.progress("timeline: the answer is on the timeline; stopping before kernel profiling")
         elif is_error:
             self.progress(f"{name}: error: {content.get('message', content) if isinstance(content, dict) else content}")
@@ -481,7 +482,7 @@ class Orchestrator:
         dom = [k.get("name", "") for k in self.timeline.get("dominant_kernels", [])]
         top = kernel_key(dom[0]).split("<")[0] if dom else "KERNEL"
         reasons = [r for v in self.verdicts if v.get("verdict") == "reject" for r in v.get("reasons", [])]
-        if self.timeline.get("verdict") in HOST_VERDICTS:
+        if self.timeline.get("verdict") in TIMELINE_VERDICTS:
             exp = (f"Remove the idle time the timeline attributes (e.g. batch the launches into a CUDA graph or "
                    f"remove the synchronization) and re-capture the timeline: `timeline.gpu_busy_fraction` should rise.")
         else:

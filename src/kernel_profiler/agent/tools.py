@@ -33,12 +33,11 @@ from .ncu_metrics import ENGINE_METRICS, TARGETED_SECTIONS
 from ..artifacts import sass as sass_reader
 from ..artifacts.tables import Artifacts, SassFunction, Timeline
 from ..answer import Diagnosis, Finding, KernelRow, RankRow, Roofline, TimelineSummary
-from ..analysis.engine import STARTUP_NOTE_MIN_NS, _main_timeline, _rank_timeline, _startup_note, _timeline_only
+from ..analysis.decide import TIMELINE_VERDICTS, read_timeline
 from ..analysis.engine import diagnose as engine_diagnose
-from ..analysis.ranks import analyze_ranks
 from ..errors import ArtifactError, EmptyCapture, KernelProfilerError, UsageError
 from ..analysis.kernels import analyze_kernels, excess_dram_traffic, kernel_key
-from ..analysis.timeline import TimelineResult, triage
+from ..analysis.timeline import TimelineResult
 from .protocol import ToolSpec
 from .sandbox import (MAX_LAUNCH_COUNT, MAX_LAUNCH_SKIP, MAX_REGEX_LEN, MAX_TELEMETRY_S, READ_CAP_BYTES, Sandbox,
                       SandboxViolation, check_int, check_regex, check_sections, check_set)
@@ -125,9 +124,6 @@ class ToolContext:
 
 
 # =============================================================== timeline
-# Timeline verdicts that answer the question without kernel profiling (the orchestrator refuses
-# kernel_profile/sass after them unless the user insisted; the expert submits).
-HOST_VERDICTS = ("ranks", "host", "transfer", "startup")
 # Tools that come after the timeline in the method (timeline -> one kernel deep -> SASS).
 ORDERED_TOOLS = ("kernel_profile", "sass")
 
@@ -144,7 +140,7 @@ def order_violation(timeline: Optional[dict], name: str, args: dict, insist: boo
     if timeline is None:
         return f"{name} is refused before the timeline: call `timeline` first (the method never inverts the order)."
     verdict = timeline.get("verdict")
-    if verdict in HOST_VERDICTS and not insist:
+    if verdict in TIMELINE_VERDICTS and not insist:
         return (f"{name} is refused: the timeline is {verdict}-bound, so kernel profiling would tell nothing. "
                 f"Submit the answer from the timeline.")
     if name == "kernel_profile":
@@ -220,13 +216,6 @@ def _dominant(rows: list[KernelRow]) -> list[KernelRow]:
     return [r for i, r in enumerate(rows) if i == 0 or r.share >= DOMINANT_SHARE]
 
 
-def _timeline_startup_note(tres: TimelineResult) -> Optional[Finding]:
-    """The start-up note, by the engine's rule (engine.diagnose): start-up longer than the steady window and
-    than STARTUP_NOTE_MIN_NS."""
-    s = tres.summary
-    return _startup_note(tres) if s.startup_ns > max(s.window_ns, STARTUP_NOTE_MIN_NS) else None
-
-
 def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
     sb = ctx.sandbox
     if ctx.artifacts:
@@ -250,36 +239,15 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
         mode = "captured"
     else:
         raise UsageError("no program to run and no artifacts: give the program after `--` or captures with --artifacts")
-    tl = _main_timeline(arts) if arts else None
-    if tl is None:
+    stage = read_timeline(arts) if arts else None
+    tl, tres = (stage.timeline, stage.triage) if stage is not None else (None, None)
+    if tl is None or tres is None:
         raise EmptyCapture(", ".join(ctx.artifacts) or "capture", "no timeline (nsys sqlite or PyTorch trace) found; "
                                                                   "capture one with `nsys profile` and export it to sqlite")
-    # Several ranks: compare them before anything else (a straggler ends the investigation).
-    ranks = analyze_ranks(arts)
-    if ranks is not None and len(tl.kernels) and tl.kernels["pid"].nunique() > 1:
-        tl = _rank_timeline(tl, int(ranks[1][0].pid))
-    tres = triage(tl)
     ctx.timeline_result = tres
     ctx.timeline = tl
-    findings = list(tres.findings)
-    if tres.verdict == "kernel":
-        findings.append(_timeline_only(tl, tres))
-    startup = (tres.onetime if tres.onetime is not None and tres.verdict != "startup"
-               else None if tres.onetime is not None else _timeline_startup_note(tres))
     summary = tres.summary.model_copy(update={"top_kernels": tres.summary.top_kernels[:inp.top]})
-    rank_extra: dict = {}
-    verdict = tres.verdict
-    if ranks is not None:
-        rank_finding, rows, straggler, _cause = ranks
-        rank_extra = dict(ranks=rows, straggler_rank=straggler,
-                          straggler_verdict="straggler" if straggler is not None else "no straggler")
-        if straggler is not None or rank_finding.mechanism == "comms_wait":
-            verdict = "ranks"
-            findings = [rank_finding] + findings
-        else:  # no straggler: a note between the host findings (answered first) and the timeline-only
-            # kernel finding (answered last), as engine.diagnose keeps it secondary
-            host = list(tres.findings)
-            findings = host + [rank_finding] + findings[len(host):]
+    verdict = stage.verdict
     if verdict == "ranks":
         nxt = ("The ranks differ: the straggler (or the collectives) explain the step time. Submit the answer; "
                "profiling one rank's kernels would not find it" + (" (the user insisted: allowed)." if ctx.insist
@@ -296,10 +264,11 @@ def run_timeline(ctx: ToolContext, inp: TimelineInput) -> TimelineOutput:
     else:
         nxt = "The timeline holds no GPU work: nothing to profile."
     dominant = _dominant(tres.summary.top_kernels)
-    out = TimelineOutput(source=tl.source, mode=mode, verdict=verdict, summary=summary, findings=findings,
-                         dominant_kernels=dominant, startup_note=startup,
+    out = TimelineOutput(source=tl.source, mode=mode, verdict=verdict, summary=summary, findings=stage.findings(),
+                         dominant_kernels=dominant, startup_note=stage.startup_note(),
                          launches={k.name: list(launch_counts(tl, tres.window[0], [k.name])) for k in dominant},
-                         device=tl.gpus[0].name if tl.gpus else None, next_step=nxt, **rank_extra)
+                         device=tl.gpus[0].name if tl.gpus else None, next_step=nxt,
+                         **stage.rank_fields(with_cause=False))
     ctx.timeline_output = out
     return out
 

@@ -242,10 +242,10 @@ def _subset_sums(f: Facts) -> None:
 
 # ----------------------------------------------------------------------------- timeline
 def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> None:
-    from ..analysis.engine import _main_timeline  # the engine's choice of timeline (nsys first)
+    from ..analysis.consistency import main_timeline  # the engine's choice of timeline (nsys first)
     from ..analysis.timeline import blocking_calls, triage
 
-    tl = _main_timeline(arts)
+    tl = main_timeline(arts.timelines)
     if s is not None:
         src, w = s.source, max(s.window_ns, 1.0)
         for name in ("capture_ns", "startup_ns", "window_ns", "busy_ns", "kernel_ns", "copy_ns", "idle_ns"):

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from ...analysis.engine import decide
+from ...analysis.decide import TIMELINE_VERDICTS, decide_over_tools
 from ...answer import Diagnosis, Finding
 from ...analysis.kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
-from ..tools import HOST_VERDICTS, KernelProfileOutput, TimelineOutput, plan_launches
+from ..tools import KernelProfileOutput, TimelineOutput, plan_launches
 
 NAME = "offline-expert"
 
@@ -91,7 +91,7 @@ class ExpertModel:
         if tl is None:  # the timeline failed: nothing else can be grounded
             return self._submit(st)
         tlo = TimelineOutput.model_validate(tl)
-        kernel_bound = tlo.verdict == "kernel" or (tlo.verdict in HOST_VERDICTS and st.context.get("insist"))
+        kernel_bound = tlo.verdict == "kernel" or (tlo.verdict in TIMELINE_VERDICTS and st.context.get("insist"))
         if kernel_bound and tlo.dominant_kernels and "kernel_profile" not in st.called:
             names = [k.name for k in tlo.dominant_kernels]
             count = max(1, min(MAX_LAUNCH_COUNT, len(names)))
@@ -131,7 +131,7 @@ class ExpertModel:
 
     # ------------------------------------------------------------------ answer
     def diagnosis(self, st: _State) -> Diagnosis:
-        """The engine's decision (`engine.decide`, the same function `analyze` uses) over the tools' results."""
+        """The one decision (`analysis.decide`, the same one `analyze` uses) over the tools' results."""
         tl = st.results.get("timeline")
         if tl is None:
             err = st.errors.get("timeline") or {}
@@ -143,22 +143,17 @@ class ExpertModel:
         tlo = TimelineOutput.model_validate(tl)
         kp = st.results.get("kernel_profile")
         kpo = KernelProfileOutput.model_validate(kp) if kp is not None else None
-        timeline_only = None
-        if tlo.verdict == "kernel" and tlo.findings:
-            timeline_only = tlo.findings[-1]  # the tool appends the timeline-only kernel finding last
+        only = tlo.findings[-1] if tlo.verdict == "kernel" and tlo.findings else None
+        if only is not None:  # the tool appends the timeline-only kernel finding last
             err = st.errors.get("kernel_profile")
             if err:
-                timeline_only.missing = timeline_only.missing + [f"kernel profile: {err.get('message', '')}"]
-                timeline_only.explanation += f" Kernel profiling failed, so the mechanism is open: {err.get('message', '')}"
-        primary, secondary = decide(
-            list(tlo.findings) if tlo.verdict in HOST_VERDICTS else [],
-            kpo.program_finding if kpo is not None else None,
-            [(k.key, k.share, k.findings) for k in (kpo.kernels if kpo is not None else []) if k.findings],
-            timeline_only)
-        if primary.bound == "inconclusive" and timeline_only is None and not (kpo and kpo.kernels):
+                only.missing = only.missing + [f"kernel profile: {err.get('message', '')}"]
+                only.explanation += f" Kernel profiling failed, so the mechanism is open: {err.get('message', '')}"
+        primary, secondary = decide_over_tools(
+            tlo.verdict, tlo.findings, tlo.startup_note, kpo.program_finding if kpo is not None else None,
+            [(k.key, k.share, k.findings) for k in (kpo.kernels if kpo is not None else []) if k.findings])
+        if primary.bound == "inconclusive" and only is None and not (kpo and kpo.kernels):
             primary = Finding(bound="inconclusive", bottleneck="The timeline holds no GPU work to explain.",
                               confidence=0.1, missing=["a timeline of a run that launches GPU work"])
-        if tlo.startup_note is not None and primary.mechanism != "startup_dominated":  # as engine.diagnose
-            secondary.append(tlo.startup_note)
         arts = [tlo.source] + (kpo.reports if kpo else [])
         return Diagnosis.from_findings(primary, secondary, timeline=tlo.summary, artifacts=arts, device=tlo.device)
