@@ -159,6 +159,31 @@ def _try(fn, *a):
         return None
 
 
+def median(xs: list) -> Optional[float]:
+    """The median of the values present (the upper one of an even count: a value that was sampled), or None."""
+    xs = sorted(float(x) for x in xs if x is not None)
+    return xs[len(xs) // 2] if xs else None
+
+
+def per_gpu(gpus: list[dict], samples: list[dict]) -> list[dict]:
+    """Each GPU's samples summarised: medians of SM clock, power and utilization, the hottest temperature and how
+    many samples each throttle reason was active in."""
+    out = []
+    for g in gpus:
+        mine = [x for x in samples if x["gpu"] == g["gpu"]]
+        temps = [x["temperature_c"] for x in mine if x["temperature_c"] is not None]
+        reasons: dict[str, int] = {}
+        for x in mine:
+            for r in x["throttle_reasons"]:
+                reasons[r] = reasons.get(r, 0) + 1
+        out.append(dict(gpu=g["gpu"], name=g["name"], samples=len(mine),
+                        sm_clock_mhz_median=median([x["sm_clock_mhz"] for x in mine]),
+                        max_sm_clock_mhz=g.get("max_sm_clock_mhz"), temperature_c_max=max(temps) if temps else None,
+                        power_w_median=median([x["power_w"] for x in mine]), power_limit_w=g.get("power_limit_w"),
+                        gpu_util_pct_median=median([x["gpu_util_pct"] for x in mine]), throttle_reasons=reasons))
+    return out
+
+
 # A throttle reason counts when it is in at least this share of the busy samples.
 THROTTLE_MIN_SHARE = 0.2
 # Busy: NVML utilization at least this % (a sample of an idle GPU says nothing about the kernel's clock).
@@ -181,7 +206,7 @@ def clock_throttling(telemetry: list[dict]) -> Optional[dict]:
         clocks = sorted(float(s["sm_clock_mhz"]) for s in busy)
         gpus = [g for g in t.get("gpus") or [] if isinstance(g, dict) and g.get("max_sm_clock_mhz")]
         return {"source": t.get("source", ""), "busy": len(busy), "throttled": len(hot), "share": len(hot) / len(busy),
-                "reasons": reasons, "clock_median_mhz": clocks[len(clocks) // 2],
+                "reasons": reasons, "clock_median_mhz": median(clocks),
                 "clock_max_mhz": float(gpus[0]["max_sm_clock_mhz"]) if gpus else clocks[-1],
                 "power": bool(set(reasons) & POWER_REASONS)}
     return None

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kernel_profiler.agent import orchestrator, tools
+from kernel_profiler.agent import context, environment, order, orchestrator, tools
 from kernel_profiler.agent import transcript as tx
 from kernel_profiler.agent.models import expert
 from kernel_profiler.agent.orchestrator import replay, run_ask
@@ -40,7 +40,7 @@ def dumped(monkeypatch):
         seen.append(Path(binary))
         return []
 
-    monkeypatch.setattr(tools, "_cuobjdump", fake)
+    monkeypatch.setattr(environment, "cuobjdump", fake)
     return seen
 
 
@@ -95,12 +95,17 @@ def test_corrupt_ncu_rep_xz_is_a_typed_error(tmp_path):
     bad.write_bytes(good[: len(good) // 2])  # truncated: lzma raises EOFError mid-stream
     ctx = ToolContext(sandbox=Sandbox(root=tmp_path, scratch=tmp_path / "scratch"), artifacts=[str(bad.parent)], method_order=False)
     with pytest.raises(ArtifactError, match="corrupt or truncated"):
-        tools._ncu_reps(ctx)
+        ctx.user_artifacts()
     out = call_tool(ctx, "sass", {"kernel_regex": "softmax"})
     assert out.is_error and out.error_type == "ArtifactError"
 
 
+@pytest.mark.skipif(importlib.util.find_spec("ncu_report") is None, reason="needs the ncu_report wheel")
 def test_same_named_reports_in_two_folders_both_found_once(tmp_path, captures, monkeypatch):
+    """Two `ncu.ncu-rep.xz` in two folders: the artifact readers decompress each once and the SASS of both reaches
+    the sass tool, citing the user's files."""
+    from kernel_profiler import artifacts
+
     cases = ("cu_softmax_naive", "cu_vec_copy")
     folders = []
     for case in cases:
@@ -109,27 +114,25 @@ def test_same_named_reports_in_two_folders_both_found_once(tmp_path, captures, m
         (d / "ncu.ncu-rep.xz").write_bytes((CAPTURES / case / "ncu.ncu-rep.xz").read_bytes())
         folders.append(str(d))
     calls = []
-    real = tools._decompress_xz
-    monkeypatch.setattr(tools, "_decompress_xz", lambda p, d: calls.append(p) or real(p, d))
-    ctx = ToolContext(sandbox=Sandbox(root=tmp_path, scratch=tmp_path / "scratch"), artifacts=folders)
-    reps = tools._ncu_reps(ctx)
-    assert len(reps) == 2 and len(set(reps)) == 2
-    for rep, case in zip(reps, cases):
-        assert rep.read_bytes() == captures.path(case, "ncu.ncu-rep").read_bytes()
-        assert ctx.shown[str(rep)] == str(Path(folders[cases.index(case)]) / "ncu.ncu-rep.xz")
-    assert tools._ncu_reps(ctx) == reps and len(calls) == 2  # cached: not decompressed again
-    if importlib.util.find_spec("ncu_report") is not None:
-        from kernel_profiler.artifacts import ncu_report
-
-        assert all(ncu_report.load(r) for r in reps)
+    real = artifacts._decompress_xz
+    monkeypatch.setattr(artifacts, "_decompress_xz", lambda p, d: calls.append(p) or real(p, d))
+    ctx = ToolContext(sandbox=Sandbox(root=tmp_path, scratch=tmp_path / "scratch"), artifacts=folders,
+                      method_order=False)
+    arts = ctx.user_artifacts()
+    assert ctx.user_artifacts() is arts and len(calls) == 2  # cached: not decompressed again
+    sources = {f.source for f in arts.sass}
+    assert sources == {str(Path(f) / "ncu.ncu-rep.xz") for f in folders}
+    out = call_tool(ctx, "sass", {"kernel_regex": "softmax"})
+    assert not out.is_error and out.content["source"] == str(Path(folders[0]) / "ncu.ncu-rep.xz")
+    assert len(calls) == 2
 
 
 # ------------------------------------------------------------------ 3. the critic's artifacts and diagnosis
 def test_collected_artifacts_and_diagnosis_are_cached_until_produced_changes(tmp_path, captures, monkeypatch):
     loads, diags = [], []
-    real_load, real_diag = tools.load_paths, tools.engine_diagnose
-    monkeypatch.setattr(tools, "load_paths", lambda p: loads.append(list(p)) or real_load(p))
-    monkeypatch.setattr(tools, "engine_diagnose", lambda a: diags.append(a) or real_diag(a))
+    real_load, real_diag = context.load_paths, context.engine_diagnose
+    monkeypatch.setattr(context, "load_paths", lambda p: loads.append(list(p)) or real_load(p))
+    monkeypatch.setattr(context, "engine_diagnose", lambda a: diags.append(a) or real_diag(a))
     ctx = ToolContext(sandbox=Sandbox(root=tmp_path, scratch=tmp_path / "scratch"),
                       artifacts=[str(captures.path("cu_softmax_naive", "nsys.sqlite"))])
     a1, d1 = ctx.collected_artifacts(), ctx.collected_diagnosis()
@@ -163,7 +166,7 @@ def test_critic_gets_one_cached_diagnosis_across_answers(captures, tmp_path, mon
 def test_shared_definitions_are_single():
     assert orchestrator.TIMELINE_VERDICTS is decide.TIMELINE_VERDICTS
     assert expert.TIMELINE_VERDICTS is decide.TIMELINE_VERDICTS
-    assert orchestrator.order_violation is tools.order_violation  # one method for ask, MCP and replay
+    assert orchestrator.order_violation is order.order_violation  # one method for ask, MCP and replay
 
 
 def test_timeline_startup_note_follows_the_engine_rule():

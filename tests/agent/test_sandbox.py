@@ -161,7 +161,7 @@ def test_missing_ncu_says_what_to_do(tree, monkeypatch):
 
 def test_python_target_falls_back_to_the_pytorch_profiler_without_nsys(monkeypatch, tmp_path):
     """No nsys: a `python script.py` target runs under our torch_trace wrapper in its own interpreter."""
-    from kernel_profiler.agent import tools
+    from kernel_profiler.agent import finders, tools
     from kernel_profiler.agent.sandbox import Sandbox
 
     monkeypatch.setenv("KERNEL_PROFILER_NSYS", "none")
@@ -183,4 +183,4 @@ def test_python_target_falls_back_to_the_pytorch_profiler_without_nsys(monkeypat
     assert res.is_error and seen["label"] == "torch-profiler"
     assert seen["argv"][1:3] == ["-m", "kernel_profiler.agent.torch_trace"]
     assert seen["argv"][4:] == ["--", str(script), "--steps", "3"]
-    assert tools.python_script_target(["python3", "-m", "pkg.train"]) and not tools.python_script_target(["./app"])
+    assert finders.python_script_target(["python3", "-m", "pkg.train"]) and not finders.python_script_target(["./app"])

@@ -111,3 +111,34 @@ def test_sniff(captures):
 
 def test_empty_capture_is_artifact_error():
     assert issubclass(EmptyCapture, ArtifactError)
+
+
+def test_load_paths_reads_the_sass_a_report_holds(captures):
+    """`load_paths` emits everything a report holds: its kernels and the SASS of their source counters, so
+    `analyze` and the agent's sass tool see the same evidence."""
+    from kernel_profiler.artifacts import load_paths
+
+    rep = captures.path("cu_local_array", "ncu.ncu-rep")
+    arts = load_paths([rep])
+    (g,) = ncu_report.load_sass(rep)
+    assert [k.name for k in arts.kernel_profiles] == [k.name for k in ncu_report.load(rep)]
+    assert [(f.name, f.source, f.instructions) for f in arts.sass] == [(g.name, str(rep), g.instructions)]
+
+
+def test_same_named_xz_reports_in_two_folders_do_not_collide(tmp_path):
+    """Two `ncu.ncu-rep.xz` of different programs, each in its own folder: each decompressed apart, each kernel
+    and its SASS read from its own report."""
+    from pathlib import Path
+
+    from kernel_profiler.artifacts import load_paths
+
+    captures = Path(__file__).parent.parent / "data" / "captures"
+    cases = ("cu_softmax_naive", "cu_vec_copy")
+    for case in cases:
+        (tmp_path / case).mkdir()
+        (tmp_path / case / "ncu.ncu-rep.xz").write_bytes((captures / case / "ncu.ncu-rep.xz").read_bytes())
+    arts = load_paths([tmp_path / c / "ncu.ncu-rep.xz" for c in cases])
+    got = {(k.name.split("(")[0], k.source) for k in arts.kernel_profiles}
+    assert got == {("softmax_rows", str(tmp_path / cases[0] / "ncu.ncu-rep.xz")),
+                   ("scale_vec4", str(tmp_path / cases[1] / "ncu.ncu-rep.xz"))}
+    assert {(f.name.split("(")[0], f.source) for f in arts.sass} == got

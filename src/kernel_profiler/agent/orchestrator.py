@@ -33,8 +33,12 @@ from .models.replay import ReplayModel, ReplayTools
 from .protocol import Model, ModelStopped, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
 from .sandbox import Sandbox, missing_tool_message
 from ..analysis.decide import TIMELINE_VERDICTS
-from .tools import (INVESTIGATION_TOOLS, FindTargetsInput, ToolContext, call_tool, kernel_key,
-                    order_violation, python_script_target, run_find_targets, tool_specs)
+from ..analysis.kernels import kernel_key
+from .context import ToolContext
+from .finders import python_script_target
+from .order import order_violation
+from .tools import INVESTIGATION_TOOLS, call_tool, tool_specs
+from .tools.host import FindTargetsInput, run_find_targets
 from . import transcript as tx
 
 MAX_REJECTIONS = 2
@@ -500,8 +504,6 @@ def _describe(name: str, args: dict, o: Orchestrator) -> str:
         if o.replay is not None:
             return "replaying the recorded timeline"
         from ..toolpaths import find_nsys
-        from .tools import python_script_target
-
         if find_nsys() is None and o.cmd and python_script_target(list(o.cmd)):
             return "nsys not found: running the program under the PyTorch profiler"
         return "running the program under nsys"

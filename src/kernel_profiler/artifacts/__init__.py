@@ -57,7 +57,7 @@ def _telemetry_load(path: Path) -> dict:
 READERS: list[tuple[str, Callable, Callable, str]] = [
     ("nsys-sqlite", nsys_sqlite.sniff, nsys_sqlite.load, "timeline"),
     ("nsys-rep", nsys_rep.sniff, nsys_rep.load, "timeline"),
-    ("ncu-rep", ncu_report.sniff, ncu_report.load, "kernels"),
+    ("ncu-rep", ncu_report.sniff, ncu_report.load_all, "kernels"),
     ("telemetry", _telemetry_sniff, _telemetry_load, "telemetry"),
     ("kineto", kineto.sniff, kineto.load, "timeline"),
     ("ncu-csv", ncu_csv.sniff, ncu_csv.load, "kernels"),
@@ -124,9 +124,9 @@ def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artif
     unknown: list[str] = []
     try:
         planned = []  # (path, explicit, (load, kind, file to read) | None | the error), in the order given
-        for path, explicit in _walk(paths):
-            try:
-                planned.append((path, explicit, _plan_one(path, tmp, explicit)))
+        for i, (path, explicit) in enumerate(_walk(paths)):
+            try:  # each file decompressed into its own folder: same-named files of two folders do not collide
+                planned.append((path, explicit, _plan_one(path, tmp / f"{i:05d}", explicit)))
             except (ArtifactError, ToolMissing, CounterPermission) as e:
                 if explicit:
                     raise
@@ -178,6 +178,7 @@ def _plan_one(path: Path, tmp: Path, explicit: bool) -> tuple[Callable, str, Pat
     real = path
     head = _head(path)
     if head.startswith(XZ_MAGIC):
+        tmp.mkdir(parents=True, exist_ok=True)
         real = _decompress_xz(path, tmp)
         head = _head(real)
     for name, sniff, load, kind in READERS:
@@ -198,10 +199,10 @@ def _add(arts: Artifacts, kind: str, result, shown: str) -> None:
     if kind == "timeline":
         result.source = shown
         arts.timelines.append(result)
-    elif kind == "kernels":
+    elif kind == "kernels":  # an ncu report holds the SASS of the kernels whose source counters it collected
         for k in result:
             k.source = shown
-        arts.kernel_profiles += result
+            (arts.sass if isinstance(k, SassFunction) else arts.kernel_profiles).append(k)
     elif kind == "telemetry":
         result["source"] = shown
         (arts.step_times if result.get("kind") == "kernel-profiler.steps" else arts.telemetry).append(result)

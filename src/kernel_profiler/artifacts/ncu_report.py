@@ -9,7 +9,8 @@ fields. ``rules`` are ncu's guided-analysis results as dicts with keys
 speedup_type ("local"|"global"|None), speedup`` -- the same keys the CSV
 details reader produces.
 
-SASS: :func:`load_sass` returns one SassFunction per kernel, built from the
+SASS: :func:`load_sass` returns one SassFunction per kernel (:func:`load_all`, which
+``load_paths`` uses, returns the profiles and the SASS in one pass), built from the
 instruction addresses that the ``inst_executed`` source-counter metric
 correlates (``action.sass_by_pc``). It needs the SourceCounters section
 (``--set full`` or ``--section SourceCounters``); without it there is no SASS
@@ -160,23 +161,26 @@ def _pcs(action) -> list[int]:
     return sorted({ids.as_uint64(i) for i in range(ids.num_instances())})
 
 
+def _sass_function(path: Path, a) -> Optional[SassFunction]:
+    """The SASS of one profiled kernel from its source counters, or None without them."""
+    pcs = _pcs(a)
+    if not pcs:
+        return None
+    lines = [a.sass_by_pc(pc) for pc in pcs]
+    arch = None
+    cc = a.metric_by_name("device__attribute_compute_capability_major")
+    cm = a.metric_by_name("device__attribute_compute_capability_minor")
+    if cc is not None and cm is not None:
+        arch = f"sm_{int(cc.value())}{int(cm.value())}"
+    return make_function(str(path), a.name(a.NameBase_DEMANGLED) or a.name(), arch, [ln for ln in lines if ln],
+                         mangled=a.name(a.NameBase_MANGLED))
+
+
 def load_sass(path: Path) -> list[SassFunction]:
     """SASS of every profiled kernel, from the report's source counters."""
     path = Path(path)
-    out = []
     try:
-        for i, a in _actions(path):
-            pcs = _pcs(a)
-            if not pcs:
-                continue
-            lines = [a.sass_by_pc(pc) for pc in pcs]
-            arch = None
-            cc = a.metric_by_name("device__attribute_compute_capability_major")
-            cm = a.metric_by_name("device__attribute_compute_capability_minor")
-            if cc is not None and cm is not None:
-                arch = f"sm_{int(cc.value())}{int(cm.value())}"
-            out.append(make_function(str(path), a.name(a.NameBase_DEMANGLED) or a.name(), arch,
-                                     [ln for ln in lines if ln], mangled=a.name(a.NameBase_MANGLED)))
+        out = [f for _, a in _actions(path) if (f := _sass_function(path, a)) is not None]
     except ArtifactError:
         raise
     except Exception as e:
@@ -184,3 +188,25 @@ def load_sass(path: Path) -> list[SassFunction]:
     if not out:
         raise EmptyCapture(path, "report holds no SASS (profile with --section SourceCounters or --set full)")
     return out
+
+
+def load_all(path: Path) -> list[KernelProfile | SassFunction]:
+    """Everything the report holds, in one pass: a KernelProfile per profiled launch, then the SASS of each
+    kernel whose source counters were collected (a kernel whose SASS cannot be read is left without it)."""
+    path = Path(path)
+    profiles: list[KernelProfile | SassFunction] = []
+    fns: list[KernelProfile | SassFunction] = []
+    try:
+        for i, a in _actions(path):
+            profiles.append(_profile(path, i, a))
+            try:
+                fn = _sass_function(path, a)
+            except Exception:
+                fn = None
+            if fn is not None:
+                fns.append(fn)
+    except ArtifactError:
+        raise
+    except Exception as e:
+        raise ArtifactError(path, f"cannot read report ({type(e).__name__}: {e})") from None
+    return profiles + fns

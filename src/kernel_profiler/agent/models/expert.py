@@ -17,7 +17,8 @@ from ...answer import Diagnosis, Finding
 from ...analysis.kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
-from ..tools import KernelProfileOutput, TimelineOutput, plan_launches
+from ..tools.kernel_profile import KernelProfileOutput
+from ..tools.timeline import TimelineOutput, plan_launches
 
 NAME = "offline-expert"
 
