@@ -2,7 +2,7 @@
 findings and what the deterministic checks matched; its rejection goes back to the investigating agent."""
 from __future__ import annotations
 
-from kernel_profiler.agent.orchestrator import run_ask
+from kernel_profiler.agent.session import run_ask
 from kernel_profiler.agent.protocol import ModelTurn, ToolCall
 from kernel_profiler.critic import Answer
 from kernel_profiler.analysis.engine import analyze

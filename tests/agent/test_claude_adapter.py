@@ -14,7 +14,8 @@ import pytest
 
 from kernel_profiler.agent import transcript as tx
 from kernel_profiler.agent.models.claude import Caps, ClaudeModel
-from kernel_profiler.agent.orchestrator import offered_tools, replay, run_ask
+from kernel_profiler.agent.orchestrator import offered_tools
+from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.protocol import ModelRequestError, ModelUnavailable, ToolSpec
 from kernel_profiler.agent.tools import tool_specs
 

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from kernel_profiler.agent import transcript as tx
-from kernel_profiler.agent.orchestrator import AskResult, replay, run_ask
+from kernel_profiler.agent.orchestrator import AskResult
+from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.protocol import ReplayDivergence
 from kernel_profiler.analysis.engine import analyze
 

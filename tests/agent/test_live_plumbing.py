@@ -14,7 +14,7 @@ import pytest
 
 from kernel_profiler.agent import sandbox as sbx
 from kernel_profiler.agent import transcript as tx
-from kernel_profiler.agent.orchestrator import replay, run_ask
+from kernel_profiler.agent.session import replay, run_ask
 
 FAKE_NSYS = textwrap.dedent("""\
     #!{py}

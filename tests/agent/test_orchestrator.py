@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernel_profiler.agent.orchestrator import offered_tools, replay, run_ask
+from kernel_profiler.agent.orchestrator import offered_tools
+from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.tools import tool_specs, REGISTRY
 from kernel_profiler.critic import Answer
 from kernel_profiler.analysis.engine import analyze

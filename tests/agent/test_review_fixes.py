@@ -15,7 +15,7 @@ import pytest
 from kernel_profiler.agent import context, environment, order, orchestrator, tools
 from kernel_profiler.agent import transcript as tx
 from kernel_profiler.agent.models import expert
-from kernel_profiler.agent.orchestrator import replay, run_ask
+from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.sandbox import Sandbox
 from kernel_profiler.agent.tools import ToolContext, call_tool
 from kernel_profiler.analysis import decide

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kernel_profiler.agent import sandbox as sbx
-from kernel_profiler.agent.orchestrator import run_ask
+from kernel_profiler.agent.session import run_ask
 from kernel_profiler.agent.sandbox import (Sandbox, SandboxViolation, TargetFailed, TargetTimeout, check_regex,
                                            check_sections)
 from kernel_profiler.agent.tools import ToolContext, call_tool

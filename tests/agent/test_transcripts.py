@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from kernel_profiler.agent import transcript as tx
-from kernel_profiler.agent.orchestrator import replay
+from kernel_profiler.agent.session import replay
 
 TRANSCRIPTS = sorted((Path(__file__).resolve().parents[2] / "transcripts").glob("*.jsonl"))
 
@@ -23,7 +23,7 @@ def test_transcript_replays(path, monkeypatch):
         raise AssertionError("a replay must not run a tool")
 
     monkeypatch.setattr(tools, "call_tool", no_tools)
-    monkeypatch.setattr("kernel_profiler.agent.orchestrator.call_tool", no_tools)
+    monkeypatch.setattr("kernel_profiler.agent.live.call_tool", no_tools)
     header, events = tx.read(path)
     assert header["model"] and header["machine"]["hostname"] and header["question"]
     if "claude" in header["model"].lower():  # no Claude session was ever recorded here: a fake says so everywhere

@@ -13,33 +13,29 @@ review, a model review through a forced `verdict` tool). A rejected answer goes
 back to the model with the reasons, at most MAX_REJECTIONS times; then the user
 gets the answer marked inconclusive with the experiment that would settle it.
 
-Public API for the CLI: `run_ask(...)` and `replay(path)`, both returning AskResult.
+The loop is the same for a live run and a replay: tool results and critic verdicts come from an
+`Environment` (protocol.py): `live.LiveEnvironment` runs the tools now, `models.replay.RecordedEnvironment`
+reads them back from a transcript. The entry points (`run_ask`, `replay`) are in session.py.
 """
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 from typing import Any, Callable, Literal, Optional
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment as Templates, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field, ValidationError
 
-from ..answer import BOUNDS, MECHANISMS
-from ..errors import KernelProfilerError, ToolMissing, UsageError
-from .compact import STEERING_KEYS, Compactor
-from .models.expert import ExpertModel
-from .models.replay import ReplayModel, ReplayTools
-from .protocol import Model, ModelStopped, ModelTurn, ModelUnavailable, ReplayDivergence, ToolSpec, Usage
-from .sandbox import Sandbox, missing_tool_message
 from ..analysis.decide import TIMELINE_VERDICTS
 from ..analysis.kernels import kernel_key
-from .context import ToolContext
-from .finders import python_script_target
-from .order import order_violation
-from .tools import INVESTIGATION_TOOLS, call_tool, tool_specs
-from .tools.host import FindTargetsInput, run_find_targets
+from ..answer import BOUNDS, MECHANISMS
+from ..errors import KernelProfilerError
 from . import transcript as tx
+from .compact import STEERING_KEYS, Compactor
+from .finders import python_script_target
+from .models.expert import ExpertModel
+from .order import order_violation
+from .protocol import Environment, Model, ModelStopped, ModelTurn, ModelUnavailable, ToolSpec, Usage
+from .tools import INVESTIGATION_TOOLS, tool_specs
 
 MAX_REJECTIONS = 2
 MAX_TURNS = 16
@@ -140,7 +136,7 @@ class ReviewVerdict(BaseModel):
 
 
 # ----------------------------------------------------------------- prompts
-_env = Environment(loader=PackageLoader("kernel_profiler", "prompts"), undefined=StrictUndefined,
+_env = Templates(loader=PackageLoader("kernel_profiler", "prompts"), undefined=StrictUndefined,
                    keep_trailing_newline=True, autoescape=False)
 
 
@@ -163,15 +159,12 @@ def _intro(question: str, cmd: Optional[list[str]], artifacts: list[str], insist
 # ----------------------------------------------------------------- orchestrator
 class Orchestrator:
     def __init__(self, model: Model, *, question: str, cmd: Optional[list[str]] = None,
-                 artifacts: Optional[list[str]] = None, insist: bool = False, ctx: Optional[ToolContext] = None,
-                 writer: Optional[tx.TranscriptWriter] = None, replay_tools: Optional[ReplayTools] = None,
-                 progress: Optional[Callable[[str], None]] = None, max_rejections: int = MAX_REJECTIONS,
-                 max_turns: int = MAX_TURNS):
-        if ctx is None and replay_tools is None:
-            raise UsageError("an investigation needs either a tool context or a transcript to replay")
+                 artifacts: Optional[list[str]] = None, insist: bool = False, env: Environment,
+                 writer: Optional[tx.TranscriptWriter] = None, progress: Optional[Callable[[str], None]] = None,
+                 max_rejections: int = MAX_REJECTIONS, max_turns: int = MAX_TURNS):
         self.model = model
         self.question, self.cmd, self.artifacts, self.insist = question, cmd, list(artifacts or []), insist
-        self.ctx, self.writer, self.replay = ctx, writer, replay_tools
+        self.env, self.writer = env, writer
         self.progress = progress or (lambda s: None)
         self.max_rejections, self.max_turns = max_rejections, max_turns
         self.messages: list[dict] = []
@@ -181,7 +174,6 @@ class Orchestrator:
         self.notices: list[str] = []
         self.calls: list[str] = []
         self.call_args: list[dict] = []  # {name, input} of every tool call, for the model reviewer
-        self.last_check = None  # the deterministic critic's last Verdict (its audit goes to the model reviewer)
         self.refused: list[str] = []
         self.rejections = 0
         self._last_rejection: Optional[str] = None
@@ -207,7 +199,7 @@ class Orchestrator:
             try:
                 turn = self.model.respond(system, messages, tools, force_tool=force)
             except ModelUnavailable as e:
-                if isinstance(self.model, (ExpertModel, ReplayModel)):
+                if getattr(self.model, "offline", False):
                     raise
                 if purpose == "review":
                     self._notice(f"{self.model.name} unavailable for the answer review ({e}); the deterministic "
@@ -296,8 +288,7 @@ class Orchestrator:
             return self._result(self.last_answer, accepted=False)
 
     def _result(self, answer: Optional[dict], accepted: bool) -> AskResult:
-        if self.replay is not None and not self.replay.finished():
-            raise ReplayDivergence("the replayed run ended before using every recorded tool call and verdict")
+        self.env.finish()
         # Inconclusive: no answer passed the critic, or the accepted answer itself says the evidence cannot decide.
         inconclusive = not accepted or (answer or {}).get("bound") == "inconclusive"
         res = AskResult(question=self.question, model=self.model.name, answer=answer, accepted=accepted,
@@ -307,7 +298,7 @@ class Orchestrator:
                                                 and self.calls.count("kernel_profile") == self.refused.count("kernel_profile")
                                                 and self.timeline.get("verdict") in TIMELINE_VERDICTS),
                         usage=self.usage, transcript=str(self.writer.path) if self.writer else None,
-                        replayed=self.replay is not None)
+                        replayed=self.env.replayed)
         self._event("answer", final=True, model=self.model.name, accepted=accepted, inconclusive=inconclusive,
                     settle=res.settle,
                     answer=answer)
@@ -327,15 +318,7 @@ class Orchestrator:
         violation = self._order_violation(name, args)
         self._event("tool_call", id=call_id, name=name, input=args)
         self.progress(f"{name}: " + (f"refused ({violation})" if violation else _describe(name, args, self)))
-        if self.replay is not None:
-            content, is_error = self.replay.result(name, args)
-            if violation and not is_error:
-                raise ReplayDivergence(f"the recorded run allowed {name}, this run refuses it: {violation}")
-        elif violation:
-            content, is_error = {"error": "OrderViolation", "message": violation}, True
-        else:
-            out = call_tool(self.ctx, name, args)
-            content, is_error = out.content, out.is_error
+        content, is_error = self.env.tool(name, args, violation)
         if violation:
             self.refused.append(name)
         self._event("tool_result", id=call_id, name=name, content=content, is_error=is_error)
@@ -363,32 +346,26 @@ class Orchestrator:
 
         self.calls.append("submit_answer")
         self._event("tool_call", id=call_id, name="submit_answer", input=args)
-        if self.replay is not None:
-            self.replay.result("submit_answer", args)
+        self.env.submitted(args)
         try:
             answer = Answer.model_validate(args)
         except ValidationError as e:
             verdict = {"stage": "schema", "verdict": "reject",
                        "reasons": [f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in e.errors()[:5]]}
+            verdict = self.env.schema_verdict(verdict)
             self._event("critic_verdict", **verdict)
-            if self.replay is not None:
-                self.replay.verdict("schema")
             return self._rejected(call_id, verdict, None)
         adict = answer.model_dump(mode="json", exclude={"also_found"} if not answer.also_found else None)
         self.last_answer = adict
         self._event("answer", final=False, attempt=self.rejections + 1, answer=adict)
         self.progress("critic: checking the answer against the captures")
-        verdict = self._deterministic(answer)
+        verdict = self.env.check(answer)
         self.verdicts.append(verdict)
         self._event("critic_verdict", **verdict)
         if verdict["verdict"] == "accept" and getattr(self.model, "reviews", False):
             review = self._model_review(adict)
-            if review is not None and self.replay is not None:
-                rec = self.replay.verdict("model")
-                if (rec["verdict"], rec["reasons"]) != (review["verdict"], review["reasons"]):
-                    raise ReplayDivergence(f"the replayed model review gives {review['verdict']}, the recorded one "
-                                           f"{rec['verdict']}")
             if review is not None:
+                review = self.env.model_verdict(review)
                 self.verdicts.append(review)
                 self._event("critic_verdict", **review)
                 verdict = review
@@ -414,20 +391,6 @@ class Orchestrator:
         self.messages.append({"role": "tool", "tool_call_id": call_id, "name": "submit_answer", "content": content,
                               "is_error": True})
 
-    def _deterministic(self, answer) -> dict:
-        if self.replay is not None:
-            return {"stage": "deterministic", **self.replay.verdict("deterministic")}
-        from ..critic import critique
-
-        arts = self.ctx.collected_artifacts()
-        if arts is None:
-            return {"stage": "deterministic", "verdict": "reject",
-                    "reasons": ["No capture was made or given, so no number in the answer can be checked."]}
-        # Loaded and diagnosed once per set of captures (ToolContext caches both), not once per answer.
-        v = critique(answer, arts, diagnosis=self.ctx.collected_diagnosis())
-        self.last_check = v
-        return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
-
     def _model_review(self, adict: dict) -> Optional[dict]:
         from ..critic.review import review_input
 
@@ -435,9 +398,9 @@ class Orchestrator:
         compact = Compactor(drop=STEERING_KEYS)
         results = [{"name": r["name"], "is_error": r["is_error"], "content": compact(r["name"], r["content"])}
                    for r in self.results]
-        diagnosis = self.ctx.collected_diagnosis() if self.ctx is not None and self.replay is None else None
+        diagnosis, last_check = self.env.review_context()
         prompt = render("critic.md.j2", **review_input(self.question, adict, self.call_args, results, diagnosis,
-                                                       self.last_check if self.replay is None else None))
+                                                       last_check))
         self.progress("critic: model review")
         if getattr(self.model, "structured_review", False):
             turn = self._review(REVIEW_SYSTEM + " Answer with the JSON verdict only.", prompt)
@@ -466,7 +429,7 @@ class Orchestrator:
         try:
             turn = self.model.review(system, prompt, ReviewVerdict.model_json_schema())
         except (ModelUnavailable, ModelStopped) as e:
-            if isinstance(self.model, ReplayModel):
+            if getattr(self.model, "offline", False):
                 raise
             self._notice(f"{self.model.name} could not review the answer ({e}); the deterministic critic's verdict "
                          f"stands.")
@@ -501,8 +464,9 @@ def _describe(name: str, args: dict, o: Orchestrator) -> str:
     if name == "timeline":
         if o.artifacts:
             return "loading the given captures"
-        if o.replay is not None:
-            return "replaying the recorded timeline"
+        said = o.env.describe(name, args)
+        if said:
+            return said
         from ..toolpaths import find_nsys
         if find_nsys() is None and o.cmd and python_script_target(list(o.cmd)):
             return "nsys not found: running the program under the PyTorch profiler"
@@ -514,81 +478,3 @@ def _describe(name: str, args: dict, o: Orchestrator) -> str:
     if name == "sass":
         return f"opcode counts of {args.get('kernel_regex')!r}"
     return json.dumps(args, default=str)[:120]
-
-
-# ----------------------------------------------------------------- public API
-def run_ask(question: str, cmd: Optional[list[str]], artifacts: list[str], model_spec: str, record: Optional[str],
-            progress: Callable[[str], None], *, insist: bool = False, root: Optional[str | Path] = None,
-            model: Optional[Model] = None, timeout_s: Optional[float] = None,
-            record_extra: Optional[dict] = None) -> AskResult:
-    """Investigate `question` on the user's program (`cmd`, an argv list) or existing captures (`artifacts`).
-
-    model_spec: `auto` | `expert` | `claude` | `claude:NAME` | `replay:FILE`. `record`: JSONL transcript path.
-    `insist`: profile kernels even when the timeline says host/transfer-bound. `root`: the working tree
-    (default: the current directory). `model`: a ready Model object (tests), overriding model_spec.
-    `record_extra`: more header fields for the transcript (e.g. where the captures were made).
-    """
-    if model is None and model_spec and model_spec.startswith("replay:"):
-        return replay(model_spec.partition(":")[2], progress=progress)
-    artifacts = [str(a) for a in (artifacts or [])]
-    root = Path(root or Path.cwd()).resolve()
-    if not cmd and not artifacts:
-        found = run_find_targets(ToolContext(sandbox=Sandbox(root=root)), FindTargetsInput(query=question))
-        hint = ("; candidates in this tree: " + ", ".join(c.path for c in found.candidates[:5])) if found.candidates \
-            else ""
-        raise UsageError("give the program to investigate after `--` (e.g. `-- python bench_softmax.py`) or existing "
-                         f"captures with --artifacts{hint}")
-    if model is None:
-        from .models import make_model
-
-        model = make_model(model_spec)
-    sandbox = Sandbox(root=root, target=list(cmd) if cmd else None, **({"timeout_s": timeout_s} if timeout_s else {}))
-    if cmd and not artifacts and isinstance(model, ExpertModel) and sandbox.allowed_executables()["nsys"] is None \
-            and not python_script_target(list(cmd)):
-        # The offline expert cannot work around a missing timeline profiler (a model can: it gets ToolMissing
-        # as a tool error and answers from what it has): a missing tool, exit 2, before anything runs.
-        shutil.rmtree(sandbox.scratch, ignore_errors=True)
-        raise ToolMissing(missing_tool_message("nsys"))
-    ctx = ToolContext(sandbox=sandbox, artifacts=artifacts, insist=insist)
-    writer = tx.TranscriptWriter(record, question=question, model=model.name, cmd=list(cmd) if cmd else None,
-                                 artifacts=artifacts, insist=insist, extra=record_extra) if record else None
-    progress(f"investigating with {model.name}" + (f"; recording to {record}" if record else ""))
-    try:
-        res = Orchestrator(model, question=question, cmd=list(cmd) if cmd else None, artifacts=artifacts,
-                           insist=insist, ctx=ctx, writer=writer, progress=progress).run()
-        if ctx.produced:
-            res.notices.append(f"captures made by this run are kept in {sandbox.scratch}")
-        res.source = "program" if cmd else "artifacts"
-        return res
-    finally:
-        if writer is not None:
-            writer.close()
-        if not ctx.produced:
-            shutil.rmtree(sandbox.scratch, ignore_errors=True)
-
-
-def replay(path: str | Path, progress: Optional[Callable[[str], None]] = None) -> AskResult:
-    """Re-run a transcript from its recorded model turns and tool results: no GPU, profilers or network.
-
-    Raises ReplayDivergence if the run asks for anything other than what was recorded."""
-    header, events = tx.read(path)
-    src = str(path)
-    if not isinstance(header.get("question"), str):
-        raise tx.TranscriptError(f"{src}:1: the transcript header holds no question")
-    model = ReplayModel(events, source=src)
-    tools = ReplayTools(events, source=src)
-    o = Orchestrator(model, question=header["question"], cmd=header.get("cmd"), artifacts=header.get("artifacts") or [],
-                     insist=bool(header.get("insist")), replay_tools=tools, progress=progress)
-    res = o.run()
-    if not model.finished():
-        raise ReplayDivergence(f"{src}: the replayed run ended before using every recorded model turn")
-    recorded = next((e for e in reversed(events) if e["event"] == "answer" and e.get("final")), None)
-    if recorded is not None and (recorded.get("accepted") != res.accepted
-                                 or json.dumps(recorded.get("answer"), sort_keys=True)
-                                 != json.dumps(res.answer, sort_keys=True)):
-        raise ReplayDivergence(f"{src}: the replayed final answer differs from the recorded one")
-    res.transcript = src
-    res.source = "transcript"
-    res.source_note = (f"Replayed from the recorded transcript {src} ({header.get('model') or 'model not recorded'}): "
-                       "no program was run and no capture was read now.")
-    return res

@@ -101,3 +101,45 @@ class ReplayDivergence(KernelProfilerError):
     different tool arguments, a different model request), or ran past the end of the transcript."""
 
     exit_code = ExitCode.DIVERGED
+
+
+@runtime_checkable
+class Environment(Protocol):
+    """Where an investigation's tool results and critic verdicts come from: the tools run now and the critic
+    checks the captures (`live.LiveEnvironment`), or both are read back from a transcript
+    (`models.replay.RecordedEnvironment`). The orchestrator's loop is the same for both."""
+
+    replayed: bool
+
+    def tool(self, name: str, args: dict, refusal: Optional[str]) -> tuple[Any, bool]:
+        """(content, is_error) of a tool call; `refusal` is the method's reason to refuse it, if any."""
+        ...
+
+    def submitted(self, args: dict) -> None:
+        """An answer was submitted with these arguments."""
+        ...
+
+    def schema_verdict(self, verdict: dict) -> dict:
+        """The verdict on an answer that failed its schema."""
+        ...
+
+    def check(self, answer: Any) -> dict:
+        """The deterministic critic's verdict on an answer: {stage, verdict, reasons}."""
+        ...
+
+    def review_context(self) -> tuple[Any, Any]:
+        """(the engine's diagnosis of the captures, the critic's last check) for the model reviewer, or Nones."""
+        ...
+
+    def model_verdict(self, review: dict) -> dict:
+        """The model reviewer's verdict, as it stands."""
+        ...
+
+    def describe(self, name: str, args: dict) -> Optional[str]:
+        """What a tool call does here, for the progress line (None: the default description)."""
+        ...
+
+    def finish(self) -> None:
+        """The run ended: raise if it left something of the environment unused."""
+        ...
+

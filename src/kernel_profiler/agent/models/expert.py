@@ -71,6 +71,7 @@ class ExpertModel:
     """Deterministic backend implementing protocol.Model."""
 
     name = NAME
+    offline = True  # nothing to lose: an error is raised, never fallen back from
     reviews = False  # no model review of answers (the deterministic critic still runs)
 
     def respond(self, system: str, messages: list[dict], tools: list[ToolSpec],

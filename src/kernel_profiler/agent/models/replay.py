@@ -1,10 +1,12 @@
-"""Replay of a transcript: model turns and tool results come from the file, nothing runs.
+"""Replay of a transcript: a model and an environment that read the file, so nothing runs.
 
 `ReplayModel` hands back the recorded model turns in order and checks each
 request against the recorded one (number of messages, forced tool, tool names).
-`ReplayTools` hands back the recorded tool results, after checking that the
-tool call the run makes now is the recorded one (name and arguments). Any
-difference, or running past the end of the transcript, raises ReplayDivergence.
+`RecordedEnvironment` (a protocol.Environment) hands back the recorded tool
+results and critic verdicts, after checking that the tool call the run makes now
+is the recorded one (name and arguments). Any difference, or running past the
+end of the transcript, raises ReplayDivergence. The orchestrator runs its one
+loop over them.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ def canonical(obj: Any) -> str:
 
 
 class ReplayModel:
+    offline = True  # no backend to lose: an error is a divergence, never a fallback to another model
+
     def __init__(self, events: list[dict], source: str = "transcript"):
         self.source = source
         # Pair each response with the request before it; a request with no response (the backend
@@ -76,8 +80,10 @@ class ReplayModel:
         return self._i == len(self._resp)
 
 
-class ReplayTools:
-    """Recorded tool results, handed out in order after checking the call."""
+class RecordedEnvironment:
+    """Recorded tool results and critic verdicts, handed out in order after checking the call."""
+
+    replayed = True
 
     def __init__(self, events: list[dict], source: str = "transcript"):
         self.source = source
@@ -122,3 +128,37 @@ class ReplayTools:
 
     def finished(self) -> bool:
         return self._i == len(self._calls) and self._v == len(self._verdicts)
+
+    # ------------------------------------------------------------ protocol.Environment
+    def tool(self, name: str, args: dict, refusal: Optional[str]) -> tuple[Any, bool]:
+        content, is_error = self.result(name, args)
+        if refusal and not is_error:
+            raise ReplayDivergence(f"the recorded run allowed {name}, this run refuses it: {refusal}")
+        return content, is_error
+
+    def submitted(self, args: dict) -> None:
+        self.result("submit_answer", args)
+
+    def schema_verdict(self, verdict: dict) -> dict:
+        self.verdict("schema")
+        return verdict
+
+    def check(self, answer) -> dict:
+        return {"stage": "deterministic", **self.verdict("deterministic")}
+
+    def review_context(self):
+        return None, None  # nothing is read now: the reviewer's turn is the recorded one
+
+    def model_verdict(self, review: dict) -> dict:
+        rec = self.verdict("model")
+        if (rec["verdict"], rec["reasons"]) != (review["verdict"], review["reasons"]):
+            raise ReplayDivergence(f"the replayed model review gives {review['verdict']}, the recorded one "
+                                   f"{rec['verdict']}")
+        return review
+
+    def describe(self, name: str, args: dict) -> Optional[str]:
+        return "replaying the recorded timeline" if name == "timeline" else None
+
+    def finish(self) -> None:
+        if not self.finished():
+            raise ReplayDivergence("the replayed run ended before using every recorded tool call and verdict")
