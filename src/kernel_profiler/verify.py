@@ -85,7 +85,10 @@ from .analysis.engine import run
 from .exitcodes import ExitCode
 from .analysis.kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
 from .analysis.roofline import roofline
-from .analysis.timeline import WARMUP_OUTLIER_FACTOR, TimelineResult, blocking_calls, copy_bandwidth
+from .analysis.idle import blocking_calls
+from .analysis.steady import WARMUP_OUTLIER_FACTOR
+from .analysis.timeline import TimelineResult
+from .analysis.timeline_findings import copy_bandwidth
 
 # --- Thresholds (named; the module docstring gives the reasoning) ---
 # Repeated measurements (launches, steps) a side needs before its interquartile range is trusted.

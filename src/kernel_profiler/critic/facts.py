@@ -243,7 +243,8 @@ def _subset_sums(f: Facts) -> None:
 # ----------------------------------------------------------------------------- timeline
 def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> None:
     from ..analysis.consistency import main_timeline  # the engine's choice of timeline (nsys first)
-    from ..analysis.timeline import blocking_calls, triage
+    from ..analysis.idle import blocking_calls
+    from ..analysis.timeline import triage
 
     tl = main_timeline(arts.timelines)
     if s is not None:
