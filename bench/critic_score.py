@@ -1,0 +1,77 @@
+"""Score the critic on the adversarial answer sets (issue 10).
+
+    python bench/critic_score.py                 # both sets
+    python bench/critic_score.py adversarial_holdout -v
+
+Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
+set, false accepts (an expected reject the critic accepted) over expected rejects and false rejects over
+expected accepts; -v lists every miss with the critic's reasons. The goal (issue 10): at most 5% false accepts
+and at most 10% false rejects. `adversarial` is the set the critic was developed against;
+`adversarial_holdout` was written later, blind, and is never tuned on: report it separately.
+"""
+from __future__ import annotations
+
+import lzma
+import shutil
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from kernel_profiler.critic import AnswerFormatError, critique_text
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+
+
+def materialise(case: str, name: str, work: Path) -> Path:
+    out = work / case / name
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    src = DATA / "captures" / case / name
+    if src.exists():
+        shutil.copy(src, out)
+    else:
+        with lzma.open(DATA / "captures" / case / (name + ".xz")) as fi, open(out, "wb") as fo:
+            shutil.copyfileobj(fi, fo)
+    return out
+
+
+def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]:
+    root = DATA / set_name
+    answers = tomllib.loads((root / "cases.toml").read_text())["answer"]
+    fa = fr = n_rej = n_acc = 0
+    for a in answers:
+        paths = [materialise(a["case"], n, work) for n in a["artifacts"]]
+        try:
+            got = critique_text((root / a["file"]).read_text(encoding="utf-8"), paths).verdict
+            reasons = ""
+        except AnswerFormatError as e:
+            got, reasons = "reject", f"unreadable: {e}"
+        expected = a["expected"]
+        n_rej += expected == "reject"
+        n_acc += expected == "accept"
+        if got != expected:
+            fa += expected == "reject"
+            fr += expected == "accept"
+            if verbose:
+                if not reasons:
+                    reasons = "; ".join(critique_text((root / a["file"]).read_text(encoding="utf-8"), paths).reasons)
+                print(f"  {'FALSE ACCEPT' if expected == 'reject' else 'FALSE REJECT'} {a['id']} ({a['category']}): "
+                      f"{reasons[:400]}")
+    return fa, n_rej, fr, n_acc
+
+
+def main(argv: list[str]) -> int:
+    verbose = "-v" in argv
+    sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for s in sets:
+            fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)
+            print(f"{s}: false accepts {fa}/{n_rej} ({fa / n_rej:.0%}, goal <= 5%), "
+                  f"false rejects {fr}/{n_acc} ({fr / n_acc:.0%}, goal <= 10%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
