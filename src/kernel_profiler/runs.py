@@ -27,7 +27,7 @@ def is_transcript(path: Path) -> bool:
 
 def diagnosis_from_transcript(path: Path) -> Diagnosis:
     from .agent import transcript as tx
-    from .agent.models.expert import ExpertModel, _State
+    from .agent.models.expert import diagnosis_of
 
     try:
         _header, events = tx.read(path)  # the one reader: header and format version checked
@@ -45,7 +45,7 @@ def diagnosis_from_transcript(path: Path) -> Diagnosis:
     if not any(m["name"] == "timeline" for m in messages):
         raise ArtifactError(path, "the transcript holds no timeline result to report on")
     try:
-        return ExpertModel().diagnosis(_State(messages))
+        return diagnosis_of(messages)
     except ValidationError as e:
         raise ArtifactError(path, f"the transcript's recorded tool results do not match this version's tools "
                                   f"({e.errors()[0]['msg'] if e.errors() else e})") from None

@@ -19,19 +19,16 @@ reads them back from a transcript. The entry points (`run_ask`, `replay`) are in
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Literal, Optional
 
-from jinja2 import Environment as Templates, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field, ValidationError
 
 from ..analysis.decide import TIMELINE_VERDICTS
-from ..analysis.kernels import kernel_key
 from ..answer import BOUNDS, MECHANISMS
 from ..errors import KernelProfilerError
 from . import transcript as tx
 from .compact import STEERING_KEYS, Compactor
-from .finders import python_script_target
+from .prompts import describe, intro, render, settle
 from .models.expert import ExpertModel
 from .order import order_violation
 from .protocol import Environment, Model, ModelStopped, ModelTurn, ModelUnavailable, ToolSpec, Usage
@@ -135,27 +132,6 @@ class ReviewVerdict(BaseModel):
     reasons: list[str] = Field(default_factory=list)
 
 
-# ----------------------------------------------------------------- prompts
-_env = Templates(loader=PackageLoader("kernel_profiler", "prompts"), undefined=StrictUndefined,
-                   keep_trailing_newline=True, autoescape=False)
-
-
-def render(name: str, **kw: Any) -> str:
-    return _env.get_template(name).render(**kw)
-
-
-def _intro(question: str, cmd: Optional[list[str]], artifacts: list[str], insist: bool) -> str:
-    lines = [question.strip(), ""]
-    if cmd:
-        lines.append(f"Program to investigate (fixed): {json.dumps(cmd)}")
-    if artifacts:
-        lines.append(f"Existing captures (fixed): {json.dumps(artifacts)}")
-    if insist:
-        lines.append("I insist on kernel profiling even if the timeline says the GPU is not the limit.")
-    lines.append("Start with the timeline.")
-    return "\n".join(lines)
-
-
 # ----------------------------------------------------------------- orchestrator
 class Orchestrator:
     def __init__(self, model: Model, *, question: str, cmd: Optional[list[str]] = None,
@@ -231,7 +207,7 @@ class Orchestrator:
         system = render("system.md.j2", question=self.question, cmd=self.cmd, artifacts=self.artifacts,
                         insist=self.insist, max_rejections=self.max_rejections, max_turns=self.max_turns,
                         bounds=BOUNDS, mechanisms=MECHANISMS)
-        self.messages = [{"role": "user", "content": _intro(self.question, self.cmd, self.artifacts, self.insist),
+        self.messages = [{"role": "user", "content": intro(self.question, self.cmd, self.artifacts, self.insist),
                           "context": {"cmd": self.cmd, "artifacts": self.artifacts, "insist": self.insist}}]
         force: Optional[str] = None
         turns = nudges = 0
@@ -292,7 +268,7 @@ class Orchestrator:
         # Inconclusive: no answer passed the critic, or the accepted answer itself says the evidence cannot decide.
         inconclusive = not accepted or (answer or {}).get("bound") == "inconclusive"
         res = AskResult(question=self.question, model=self.model.name, answer=answer, accepted=accepted,
-                        inconclusive=inconclusive, settle=self._settle() if inconclusive else None,
+                        inconclusive=inconclusive, settle=settle(self.cmd, self.timeline, self.verdicts) if inconclusive else None,
                         verdicts=self.verdicts, notices=self.notices, tool_calls=self.calls,
                         stopped_after_timeline=(self.timeline is not None
                                                 and self.calls.count("kernel_profile") == self.refused.count("kernel_profile")
@@ -317,7 +293,7 @@ class Orchestrator:
         self.call_args.append({"name": name, "input": args})
         violation = self._order_violation(name, args)
         self._event("tool_call", id=call_id, name=name, input=args)
-        self.progress(f"{name}: " + (f"refused ({violation})" if violation else _describe(name, args, self)))
+        self.progress(f"{name}: " + (f"refused ({violation})" if violation else describe(name, args, self.cmd, self.artifacts, self.env)))
         content, is_error = self.env.tool(name, args, violation)
         if violation:
             self.refused.append(name)
@@ -440,41 +416,3 @@ class Orchestrator:
                          f"critic's verdict stands.")
             return None
         return turn
-
-    def _settle(self) -> str:
-        cmd = " ".join(self.cmd) if self.cmd else "CMD"
-        if self.timeline is None:
-            return (f"Capture a timeline: `nsys profile -t cuda,nvtx -o timeline {cmd}` then "
-                    f"`nsys export --type sqlite timeline.nsys-rep`, and ask again with --artifacts timeline.sqlite.")
-        dom = [k.get("name", "") for k in self.timeline.get("dominant_kernels", [])]
-        top = kernel_key(dom[0]).split("<")[0] if dom else "KERNEL"
-        reasons = [r for v in self.verdicts if v.get("verdict") == "reject" for r in v.get("reasons", [])]
-        if self.timeline.get("verdict") in TIMELINE_VERDICTS:
-            exp = (f"Remove the idle time the timeline attributes (e.g. batch the launches into a CUDA graph or "
-                   f"remove the synchronization) and re-capture the timeline: `timeline.gpu_busy_fraction` should rise.")
-        else:
-            exp = (f"Profile the dominant kernel one level deeper: `ncu --set full -k regex:{top} -s 3 -c 3 -o report "
-                   f"{cmd}`, and check the metrics the answer cites against the report.")
-        if reasons:
-            exp += " Open objections: " + " | ".join(reasons[-3:])
-        return exp
-
-
-def _describe(name: str, args: dict, o: Orchestrator) -> str:
-    if name == "timeline":
-        if o.artifacts:
-            return "loading the given captures"
-        said = o.env.describe(name, args)
-        if said:
-            return said
-        from ..toolpaths import find_nsys
-        if find_nsys() is None and o.cmd and python_script_target(list(o.cmd)):
-            return "nsys not found: running the program under the PyTorch profiler"
-        return "running the program under nsys"
-    if name == "kernel_profile":
-        return (f"kernels matching {args.get('kernel_regex')!r} "
-                + ("from the given ncu report" if o.artifacts else
-                   f"under ncu (skip {args.get('launch_skip', 3)}, count {args.get('launch_count', 1)})"))
-    if name == "sass":
-        return f"opcode counts of {args.get('kernel_regex')!r}"
-    return json.dumps(args, default=str)[:120]

@@ -159,3 +159,9 @@ class ExpertModel:
                               confidence=0.1, missing=["a timeline of a run that launches GPU work"])
         arts = [tlo.source] + (kpo.reports if kpo else [])
         return Diagnosis.from_findings(primary, secondary, timeline=tlo.summary, artifacts=arts, device=tlo.device)
+
+
+def diagnosis_of(messages: list[dict]) -> Diagnosis:
+    """The expert's decision (`ExpertModel.diagnosis`) over a conversation's tool results, e.g. those a transcript
+    recorded."""
+    return ExpertModel().diagnosis(_State(messages))
