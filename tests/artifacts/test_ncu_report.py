@@ -142,3 +142,15 @@ def test_same_named_xz_reports_in_two_folders_do_not_collide(tmp_path):
     assert got == {("softmax_rows", str(tmp_path / cases[0] / "ncu.ncu-rep.xz")),
                    ("scale_vec4", str(tmp_path / cases[1] / "ncu.ncu-rep.xz"))}
     assert {(f.name.split("(")[0], f.source) for f in arts.sass} == got
+
+
+def test_a_sass_dump_is_read_before_the_reports_sass(captures):
+    """A folder with both cuobjdump's SASS dump and an ncu report of the same kernel: the dump (every instruction)
+    comes first, the report's SASS (the instructions its counters saw) after it."""
+    from kernel_profiler.artifacts import load_paths
+
+    arts = load_paths([captures.path("cu_local_array", "ncu.ncu-rep"), captures.path("cu_local_array", "sass.txt")])
+    sources = [f.source.rsplit("/", 1)[-1] for f in arts.sass]
+    assert "ncu.ncu-rep" in sources and "sass.txt" in sources
+    assert sources.index("sass.txt") < sources.index("ncu.ncu-rep")
+    assert all(s == "ncu.ncu-rep" for s in sources[sources.index("ncu.ncu-rep"):])

@@ -122,6 +122,7 @@ def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artif
     tmp = Path(tempfile.mkdtemp(prefix="kernel-profiler-")) if owned else tmpdir
     refused: list[KernelProfilerError] = []
     unknown: list[str] = []
+    report_sass: list[SassFunction] = []
     try:
         planned = []  # (path, explicit, (load, kind, file to read) | None | the error), in the order given
         for i, (path, explicit) in enumerate(_walk(paths)):
@@ -147,8 +148,11 @@ def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artif
                 continue
             if isinstance(result, BaseException):
                 raise result
-            _add(arts, plan[1], result, str(path))
+            _add(arts, plan[1], result, str(path), report_sass)
             arts.files.append(str(path))
+        # SASS dumps (cuobjdump: every instruction) come before the SASS an ncu report holds (the instructions its
+        # counters saw): where both have a kernel, the dump is the one read first.
+        arts.sass += report_sass
     finally:
         if owned:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -195,14 +199,14 @@ def _plan_one(path: Path, tmp: Path, explicit: bool) -> tuple[Callable, str, Pat
     return None
 
 
-def _add(arts: Artifacts, kind: str, result, shown: str) -> None:
+def _add(arts: Artifacts, kind: str, result, shown: str, report_sass: list[SassFunction]) -> None:
     if kind == "timeline":
         result.source = shown
         arts.timelines.append(result)
     elif kind == "kernels":  # an ncu report holds the SASS of the kernels whose source counters it collected
         for k in result:
             k.source = shown
-            (arts.sass if isinstance(k, SassFunction) else arts.kernel_profiles).append(k)
+            (report_sass if isinstance(k, SassFunction) else arts.kernel_profiles).append(k)
     elif kind == "telemetry":
         result["source"] = shown
         (arts.step_times if result.get("kind") == "kernel-profiler.steps" else arts.telemetry).append(result)
