@@ -38,7 +38,7 @@ class CritiqueInput(BaseModel):
 
 def _context(root: Path, target: Optional[list[str]], artifacts: list[str]):
     from .agent.sandbox import Sandbox
-    from .agent.tools import ToolContext
+    from .agent.context import ToolContext
 
     return ToolContext(sandbox=Sandbox(root=root, target=target), artifacts=artifacts)
 

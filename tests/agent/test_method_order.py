@@ -1,9 +1,10 @@
-"""The method's order and stopping rules live in the tool context (tools.order_violation, enforced by call_tool),
+"""The method's order and stopping rules (order.order_violation, enforced by call_tool through the tool context),
 so every client -- ask's orchestrator, the MCP server, a replay -- is held to it. Real H200 captures."""
 from __future__ import annotations
 
 from kernel_profiler.agent.sandbox import Sandbox
-from kernel_profiler.agent.tools import ToolContext, call_tool
+from kernel_profiler.agent.context import ToolContext
+from kernel_profiler.agent.tools import call_tool
 
 
 def ctx_for(captures, tmp_path, case, insist=False):

@@ -17,7 +17,8 @@ from kernel_profiler.agent import transcript as tx
 from kernel_profiler.agent.models import expert
 from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.sandbox import Sandbox
-from kernel_profiler.agent.tools import ToolContext, call_tool
+from kernel_profiler.agent.context import ToolContext
+from kernel_profiler.agent.tools import call_tool
 from kernel_profiler.analysis import decide
 from kernel_profiler.analysis.decide import STARTUP_NOTE_MIN_NS
 from kernel_profiler.errors import ArtifactError, KernelProfilerError

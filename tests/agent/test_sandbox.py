@@ -10,7 +10,8 @@ from kernel_profiler.agent import sandbox as sbx
 from kernel_profiler.agent.session import run_ask
 from kernel_profiler.agent.sandbox import (Sandbox, SandboxViolation, TargetFailed, TargetTimeout, check_regex,
                                            check_sections)
-from kernel_profiler.agent.tools import ToolContext, call_tool
+from kernel_profiler.agent.context import ToolContext
+from kernel_profiler.agent.tools import call_tool
 from kernel_profiler.errors import CounterPermission, ToolMissing
 
 from .scripted import ScriptedModel, call
@@ -178,7 +179,7 @@ def test_python_target_falls_back_to_the_pytorch_profiler_without_nsys(monkeypat
         raise tools.KernelProfilerError("stop here")
 
     monkeypatch.setattr(sb, "run", fake_run)
-    ctx = tools.ToolContext(sandbox=sb)
+    ctx = ToolContext(sandbox=sb)
     res = tools.call_tool(ctx, "timeline", {})
     assert res.is_error and seen["label"] == "torch-profiler"
     assert seen["argv"][1:3] == ["-m", "kernel_profiler.agent.torch_trace"]

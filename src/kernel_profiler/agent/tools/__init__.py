@@ -136,5 +136,5 @@ def call_tool(ctx: ToolContext, name: str, args: dict) -> ToolOutcome:
         return ToolOutcome(error_content(e), True, type(e).__name__)
 
 
-__all__ = ["REGISTRY", "INVESTIGATION_TOOLS", "Tool", "ToolContext", "ToolOutcome", "call_tool", "error_content",
+__all__ = ["REGISTRY", "INVESTIGATION_TOOLS", "Tool", "ToolOutcome", "call_tool", "error_content",
            "input_schema", "tool_specs"]
