@@ -12,32 +12,12 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
+from .catalog import MECHANISM_IDS
+
 SCHEMA_VERSION = "1.1"  # 1.1: Roofline.needed_* (the floor for the bytes the work needs)
 
 Bound = Literal["host", "transfer", "memory", "compute", "latency", "near_peak", "comms", "inconclusive"]
-Mechanism = Literal[
-    "launch_overhead",
-    "host_sync",
-    "host_work",
-    "allocator_churn",
-    "startup_dominated",
-    "pageable_transfer",
-    "transfer_volume",
-    "uncoalesced_global",
-    "shared_bank_conflict",
-    "local_memory_spill",
-    "low_parallelism",
-    "occupancy_limit",
-    "atomic_contention",
-    "warp_divergence",
-    "no_tensor_cores",
-    "excess_dram_traffic",
-    "instruction_bound",
-    "near_peak",
-    "rank_imbalance",
-    "thermal_throttle",
-    "comms_wait",
-]
+Mechanism = Literal[MECHANISM_IDS]  # type: ignore[valid-type]  # the ids of the catalog (catalog.py)
 BOUNDS: tuple[str, ...] = Bound.__args__  # type: ignore[attr-defined]
 MECHANISMS: tuple[str, ...] = Mechanism.__args__  # type: ignore[attr-defined]
 

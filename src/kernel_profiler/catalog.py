@@ -1,308 +1,251 @@
-"""The mechanism catalog: one entry per mechanism id, with what the critic checks about a claim of it.
+"""The mechanism catalog: the one place each mechanism kernel-profiler can name is defined.
 
-Each entry gives the bound the mechanism implies, the words that claim it in prose, its measurable
-signature (a pure function of one kernel's measurements or of the timeline summary: present, absent
-or unknown, with the measurement that says so), and the metrics a fix of it should move with their
-direction toward the roofline. Detectors (mechanisms.py, timeline.py) decide what limits a program;
-the catalog says what must be true of the captures for a claim to stand.
+One `Entry` per mechanism id holds everything the rest of the package says about it:
+
+  id, bounds     the id (the `Mechanism` type of the answer is derived from these ids) and the bound a finding
+                 of it carries (first), then the other bounds an answer claiming it may state
+  label          how reports name it
+  scope          kernel (one kernel's ncu metrics) or program (the timeline, the ranks)
+  detector       where the engine decides it ("module:function" under kernel_profiler)
+  signature      what the captures must show for a claim of it to stand (a function in signatures.py,
+                 checked by the critic), and `idle_cause`: the timeline's idle cause it is about
+  words          the prose that claims it (the critic reads a free-text answer with these)
+  fixes          the change to make (templates; `fix_text` fills in the measured values)
+  fix_metrics    the metrics a fix of it moves and the direction toward the roofline (regexes over the fix's
+                 metric or words; the engine's own fix metric matches one of them)
+  ncu_rules      ncu guided-analysis rules that agree with it (a second, independent opinion)
+  sass           SASS opcodes that confirm it (their count is the `sass.A+B` evidence)
+
+The detectors (analysis/), the critic (critic/, signatures.py) and the renderers read this module; it imports
+nothing from the package, so every module can.
 """
 from __future__ import annotations
 
+import importlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
-from .artifacts.tables import KernelProfile
-from .answer import Roofline, TimelineSummary
-from .analysis.roofline import NEAR_PEAK_GAP
-
-PRESENT, ABSENT, UNKNOWN = "present", "absent", "unknown"
-
-
-@dataclass
-class Measured:
-    """What the captures say about the kernel (or program) a claim is about."""
-
-    profile: Optional[KernelProfile] = None
-    roofline: Optional[Roofline] = None
-    sass_ops: dict[str, int] = field(default_factory=dict)
-    spill: tuple[int, int] = (0, 0)  # (stack bytes, spill bytes) from the compiler
-    timeline: Optional[TimelineSummary] = None
-    name: str = ""
-    program: dict[str, float] = field(default_factory=dict)  # program-level values by metric (timeline.pageable_share, ...)
-
-    def m(self, metric: str) -> Optional[float]:
-        return self.profile.get(metric) if self.profile is not None else None
-
-    def ops(self, *prefixes: str) -> Optional[int]:
-        if not self.sass_ops:
-            return None
-        return sum(v for op, v in self.sass_ops.items() if op.startswith(prefixes))
-
-
-Signature = Callable[[Measured], tuple[str, str]]
-
-
-def _ratio(x: Measured, a: str, b: str) -> Optional[float]:
-    va, vb = x.m(a), x.m(b)
-    return va / vb if va is not None and vb else None
-
-
-def sig_bank_conflict(x: Measured) -> tuple[str, str]:
-    best = None
-    for op in ("ld", "st"):
-        inst = x.m(f"smsp__sass_inst_executed_op_shared_{op}.sum")
-        conf = x.m(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum")
-        wf = x.m(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum")
-        if inst:
-            ways = 1 + conf / inst if conf is not None else (wf / inst if wf else None)
-            if ways is not None and (best is None or ways > best[0]):
-                best = (ways, op, conf)
-    shared_inst = sum(x.m(f"smsp__sass_inst_executed_op_shared_{op}.sum") or 0 for op in ("ld", "st"))
-    if x.profile is not None and shared_inst == 0 and x.m("smsp__sass_inst_executed_op_shared_ld.sum") is not None:
-        return ABSENT, "the kernel executes no shared-memory instructions (smsp__sass_inst_executed_op_shared_ld.sum = 0)"
-    if best is None:
-        lds = x.ops("LDS", "STS")
-        if lds == 0:
-            return ABSENT, "its SASS has no shared-memory instructions (LDS/STS = 0)"
-        return UNKNOWN, "no shared-memory counters"
-    ways, op, conf = best
-    txt = f"shared {op} instructions need {ways:.2f} wavefronts each (bank conflicts {conf or 0:,.0f})"
-    return (PRESENT if ways >= 2.0 else ABSENT), txt
-
-
-def sig_uncoalesced(x: Measured) -> tuple[str, str]:
-    bps = [v for v in (x.m("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"),
-                       x.m("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio")) if v]
-    spr = _ratio(x, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
-    if bps:
-        worst = min(bps)
-        txt = f"{worst:.1f} useful bytes per 32-byte global sector" + (f", {spr:.1f} sectors per load request" if spr else "")
-        return (PRESENT if worst < 20.0 else ABSENT), txt
-    if spr is not None:
-        return (PRESENT if spr > 8.0 else ABSENT), f"{spr:.1f} sectors per global load request"
-    return UNKNOWN, "no coalescing counters"
-
-
-def sig_local(x: Measured) -> tuple[str, str]:
-    loc = (x.m("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum") or 0) + (x.m("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum") or 0)
-    ldl = x.ops("LDL", "STL")
-    if x.m("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum") is not None:
-        if loc > 0:
-            return PRESENT, f"{loc:,.0f} local-memory sectors"
-        return ABSENT, "no local-memory traffic (local load/store sectors = 0)"
-    if ldl is not None:
-        return (PRESENT if ldl else ABSENT), f"{ldl} LDL/STL instructions in the SASS"
-    if any(x.spill):
-        return PRESENT, f"compiler: {x.spill[0]}-byte stack, {x.spill[1]} spill bytes"
-    return UNKNOWN, "no local-memory counters"
-
-
+# SASS opcodes of tensor-core matrix math (Volta..Blackwell: HMMA/IMMA, Hopper warpgroup HGMMA/QGMMA,
+# Blackwell UTC*MMA). The one list: the detectors, the critic's signatures and the agent's sass tool read it.
+TENSOR_OPS: tuple[str, ...] = ("HMMA", "HGMMA", "IMMA", "QGMMA", "UTCHMMA", "UTCQMMA")
+# Kernel names that are matrix products (GEMM, convolution, batched matmul, cuBLAS nvjet, CUTLASS).
 GEMM_NAME = re.compile(r"gemm|matmul|xmma|mma|conv|sgemm|dgemm|_mm_|bmm|dot|nvjet|cutlass", re.I)
-
-
-def sig_no_tensor_cores(x: Measured) -> tuple[str, str]:
-    tensor = x.m("sm__pipe_tensor_cycles_active.sum.pct_of_peak_sustained_elapsed")
-    mma = x.ops("HMMA", "HGMMA", "IMMA", "QGMMA", "UTCHMMA", "UTCQMMA")
-    fma = x.m("sm__pipe_fma_cycles_active.sum.pct_of_peak_sustained_active")
-    ffma = x.ops("FFMA")
-    if (tensor is not None and tensor >= 5.0) or mma:
-        return ABSENT, (f"tensor pipes active {tensor:.1f}% of peak" if tensor is not None else f"{mma} MMA instructions in the SASS")
-    r = x.roofline
-    gemm_like = bool(GEMM_NAME.search(x.name)) or (r is not None and (r.arithmetic_intensity or 0) >= 8
-                                                     and (x.m("smsp__sass_inst_executed_op_shared_ld.sum") or 0) > 0)
-    fma_busy = (fma is not None and fma >= 10.0) or bool(ffma)
-    if tensor is None and mma is None:
-        return UNKNOWN, "no tensor-pipe counter or SASS"
-    if gemm_like and fma_busy and (r is None or r.math_path == "fp32"):
-        return PRESENT, (f"tensor pipes {tensor or 0:.2f}% active, FMA pipe {fma or 0:.0f}% busy"
-                         + (f", {ffma} FFMA in the SASS" if ffma else ""))
-    why = "not matrix-like (no GEMM name, no shared-memory tiling at high intensity)" if not gemm_like else \
-        f"the FMA pipe is idle ({fma or 0:.0f}%)"
-    return ABSENT, f"the kernel is {why}"
-
-
-def sig_occupancy(x: Measured) -> tuple[str, str]:
-    ach = x.m("sm__warps_active.avg.pct_of_peak_sustained_active")
-    theo = x.m("sm__maximum_warps_per_active_cycle_pct")
-    if ach is None and theo is None:
-        return UNKNOWN, "no occupancy counters"
-    limits = {n.split("launch__occupancy_limit_")[1]: v for n in
-              ("launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
-               "launch__occupancy_limit_blocks") if (v := x.m(n)) is not None}
-    limiter = min(limits, key=limits.get) if limits else "unknown"
-    txt = f"achieved occupancy {ach or 0:.0f}%, theoretical {theo or 0:.0f}% (limiter: {limiter})"
-    low = (ach if ach is not None else theo) <= 40.0
-    return (PRESENT if low and (theo is None or theo <= 50.0) else ABSENT), txt
-
-
-def sig_low_parallelism(x: Measured) -> tuple[str, str]:
-    grid, sms = x.m("launch__grid_size"), x.m("launch__sm_count")
-    if not grid or not sms:
-        return UNKNOWN, "no launch statistics"
-    return (PRESENT if grid < sms else ABSENT), f"grid of {grid:,.0f} blocks on {sms:.0f} SMs"
-
-
-def sig_atomic(x: Measured) -> tuple[str, str]:
-    n = sum(x.m(m) or 0 for m in ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
-                                  "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"))
-    have = x.m("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum") is not None
-    sass = x.ops("ATOM", "RED")
-    if have:
-        req = n + (x.m("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") or 0) + \
-            (x.m("smsp__sass_inst_executed_op_global_st.sum") or 0)
-        share = n / req if req else 0.0
-        return (PRESENT if share >= 0.05 else ABSENT), f"{n:,.0f} global atomic requests ({share:.1%} of global requests)"
-    if sass is not None:
-        return (PRESENT if sass else ABSENT), f"{sass} ATOM/RED instructions in the SASS"
-    return UNKNOWN, "no atomic counters"
-
-
-def sig_divergence(x: Measured) -> tuple[str, str]:
-    a = x.m("smsp__thread_inst_executed_per_inst_executed.ratio")
-    if a is None:
-        return UNKNOWN, "no divergence counter"
-    return (PRESENT if a < 24.0 else ABSENT), f"{a:.1f} of 32 threads active per warp instruction"
-
-
-def sig_instruction(x: Measured) -> tuple[str, str]:
-    sm = x.m("sm__throughput.avg.pct_of_peak_sustained_elapsed")
-    if sm is None:
-        return UNKNOWN, "no SM throughput"
-    return (PRESENT if sm >= 40.0 else ABSENT), f"SM throughput {sm:.0f}% of peak"
-
-
-def sig_near_peak(x: Measured) -> tuple[str, str]:
-    r = x.roofline
-    if r is None:
-        return UNKNOWN, "no roofline"
-    g = r.stated_gap
-    return (PRESENT if g <= NEAR_PEAK_GAP * 1.2 else ABSENT), f"duration / roofline floor = {g:.2f}"
-
-
-def _busy(x: Measured) -> Optional[float]:
-    return x.timeline.busy_fraction if x.timeline is not None and x.timeline.window_ns else None
-
-
-def sig_host_idle(x: Measured) -> tuple[str, str]:
-    b = _busy(x)
-    if b is None:
-        return UNKNOWN, "no timeline"
-    return (PRESENT if b <= 0.75 else ABSENT), f"GPU busy {b:.0%} of the steady window"
-
-
-def _cause(cause: str) -> Signature:
-    def sig(x: Measured) -> tuple[str, str]:
-        st, txt = sig_host_idle(x)
-        if st != PRESENT:
-            return st, txt
-        s = x.timeline
-        ns = s.idle_by_cause.get(cause, 0.0)
-        share = ns / s.idle_ns if s.idle_ns else 0.0
-        return (PRESENT if share >= 0.25 else ABSENT), f"{txt}; {share:.0%} of the idle time is {cause.replace('_', ' ')}"
-    return sig
-
-
-def sig_transfer(x: Measured) -> tuple[str, str]:
-    s = x.timeline
-    if s is None or not s.window_ns:
-        return UNKNOWN, "no timeline"
-    frac = s.copy_ns / s.window_ns
-    return (PRESENT if frac >= 0.3 else ABSENT), f"copies take {frac:.0%} of the steady window"
-
-
-def sig_pageable(x: Measured) -> tuple[str, str]:
-    st, txt = sig_transfer(x)
-    if st != PRESENT:
-        return st, txt
-    share = x.program.get("timeline.pageable_share", 0.0)
-    return (PRESENT if share >= 0.5 else ABSENT), f"{txt}; {share:.0%} of host<->device bytes from pageable memory"
-
-
-def sig_startup(x: Measured) -> tuple[str, str]:
-    s = x.timeline
-    if s is None:
-        return UNKNOWN, "no timeline"
-    return UNKNOWN, f"start-up {s.startup_ns / 1e9:.2f} s, steady window {s.window_ns / 1e6:.1f} ms"
-
-
-def sig_unknown(x: Measured) -> tuple[str, str]:
-    return UNKNOWN, ""
+# A kernel within this factor of its roofline floor is done (method.md: "within ~20% of its floor").
+NEAR_PEAK_GAP = 1.25
+# Bounds of a kernel-level verdict (the others are the timeline's: host, transfer, comms).
+KERNEL_BOUNDS = frozenset({"memory", "compute", "latency", "near_peak"})
 
 
 @dataclass(frozen=True)
 class Entry:
     id: str
     bounds: tuple[str, ...]
-    words: re.Pattern
-    signature: Signature
+    label: str
     scope: str  # kernel | program
+    detector: str  # "module:function" under kernel_profiler
+    signature: str  # function name in signatures.py
+    words: re.Pattern
+    fixes: dict[str, str]  # variant ("" = default) -> template
     fix_metrics: tuple[tuple[str, str], ...]  # (regex over the fix's metric or words, direction toward the roofline)
+    ncu_rules: tuple[str, ...] = ()
+    sass: tuple[str, ...] = ()
+    idle_cause: Optional[str] = None
+
+    @property
+    def bound(self) -> str:
+        """The bound a finding of this mechanism carries."""
+        return self.bounds[0]
+
+    def fix_text(self, variant: str = "", **values) -> str:
+        """The fix, with the measured values filled in (`variant` picks an alternative where there is one)."""
+        return self.fixes.get(variant, self.fixes[""]).format(**values)
+
+    def detector_function(self) -> Callable:
+        module, func = self.detector.split(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), func)
+
+    @property
+    def sass_metric(self) -> Optional[str]:
+        """The evidence name of the SASS count that confirms it (sass.LDL+STL, ...)."""
+        return "sass." + "+".join(self.sass) if self.sass else None
 
 
 _TIME = (r"gpu__time_duration|kernel (time|duration)|duration|runtime|\btime\b", "decrease")
 
 
-def _e(id, bounds, words, sig, scope, *fix) -> Entry:
-    return Entry(id, tuple(bounds.split()), re.compile(words, re.I), sig, scope, tuple(fix) + (_TIME,))
+def _e(id: str, bounds: str, label: str, scope: str, detector: str, signature: str, words: str,
+       fixes: str | dict[str, str], *fix_metrics: tuple[str, str], ncu_rules: tuple[str, ...] = (),
+       sass: tuple[str, ...] = (), idle_cause: Optional[str] = None) -> Entry:
+    return Entry(id, tuple(bounds.split()), label, scope, detector, signature, re.compile(words, re.I),
+                 fixes if isinstance(fixes, dict) else {"": fixes}, tuple(fix_metrics) + (_TIME,), ncu_rules, sass,
+                 idle_cause)
 
+
+_M = "analysis.mechanisms:"
+_T = "analysis.timeline_findings:"
+_R = "analysis.ranks:analyze_ranks"
+_LIFT = "; alternatively give each thread more independent loads in flight (unroll, vector loads)."
+_LIB = "`{kernel}` is a library kernel: fix it at the call site, not in the kernel: "  # fixes["library"]
 
 CATALOG: dict[str, Entry] = {e.id: e for e in [
-    _e("near_peak", "near_peak", r"near[- ]peak|\bis done\b|at (its|the) roofline|close to (its|the) (roofline|peak|ceiling)|"
-       r"nothing (left )?to gain|leave (it|this kernel) alone|within \d+(\.\d+)?\s?% of (its|the) (roofline|floor|peak)",
-       sig_near_peak, "kernel"),
-    _e("shared_bank_conflict", "memory latency", r"bank[- ]conflict", sig_bank_conflict, "kernel",
-       (r"wavefront|bank_conflict|conflict", "decrease"), (r"mio_throttle|shared.*stall", "decrease")),
-    _e("uncoalesced_global", "memory", r"uncoalesced|coalesc|scattered|strided (global )?access|sectors? per request",
-       sig_uncoalesced, "kernel", (r"bytes_per_sector|bytes per sector|useful bytes", "increase"),
-       (r"sectors?.*requests?|sectors per request|l1tex__t_sectors", "decrease"), (r"dram__bytes", "decrease")),
-    _e("local_memory_spill", "memory", r"spill|local[- ]memory", sig_local, "kernel",
-       (r"local|spill|LDL|STL", "decrease"), (r"dram__bytes", "decrease")),
-    _e("occupancy_limit", "latency", r"occupancy", sig_occupancy, "kernel",
-       (r"warps_active|occupancy", "increase"), (r"dram__throughput|dram__bytes.*per_second|bandwidth", "increase"),
-       (r"long_scoreboard", "decrease")),
-    _e("low_parallelism", "latency", r"too few blocks|parallelism|grid (is )?(too )?small|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
-       r"blocks? on an? \d+-SM|SMs (have nothing|sit idle|are idle)|partial wave|less than one wave",
-       sig_low_parallelism, "kernel", (r"grid|blocks|waves", "increase"), (r"throughput|bandwidth", "increase")),
-    _e("atomic_contention", "latency", r"atomic", sig_atomic, "kernel", (r"atom|_red|atomic", "decrease")),
-    _e("warp_divergence", "compute", r"diverg", sig_divergence, "kernel",
-       (r"thread_inst_executed_per_inst|active threads|threads per", "increase"), (r"inst_executed|instructions", "decrease")),
-    _e("no_tensor_cores", "compute", r"tensor[- ]cores?|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b", sig_no_tensor_cores,
-       "kernel", (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease")),
-    _e("excess_dram_traffic", "memory", r"fusion|\bfuse|extra pass|round trips? through DRAM|intermediate", sig_unknown,
-       "program", (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel_count|launches", "decrease")),
-    _e("instruction_bound", "compute", r"instruction[- ](issue|bound)|issue[- ]bound", sig_instruction, "kernel",
-       (r"inst_executed|instructions", "decrease")),
-    _e("launch_overhead", "host", r"launch(es)? overhead|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
-       r"kernel launches", _cause("launch_overhead"), "program",
-       (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"), (r"step", "decrease")),
-    _e("host_sync", "host", r"synchroni[sz]|\.item\(|\bsync\b|blocking cop", _cause("host_sync"), "program",
-       (r"idle|sync", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease")),
-    _e("host_work", "host", r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop)|host[- ]side (work|computation)|"
-       r"host computation|host's own|own computation|host code|data preparation|preprocessing", _cause("host_work"), "program",
-       (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease")),
-    _e("allocator_churn", "host", r"allocat(or|ion)|cudaMalloc|cudaFree", _cause("allocator"), "program",
-       (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease")),
-    _e("startup_dominated", "host", r"start-?up|one-time|warm-?up|initiali[sz]ation", sig_startup, "program",
+    # ------------------------------------------------------------------ the program (timeline)
+    _e("launch_overhead", "host", "launch overhead", "program", _T + "host_finding", "sig_idle_cause",
+       r"launch(es)? overhead|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
+       r"kernel launches",
+       "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or one hand-written "
+       "kernel), batch small tensors together, or capture the sequence in a CUDA graph.",
+       (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"),
+       (r"step", "decrease"), idle_cause="launch_overhead"),
+    _e("host_sync", "host", "host sync", "program", _T + "host_finding", "sig_idle_cause",
+       r"synchroni[sz]|\.item\(|\bsync\b|blocking cop",
+       "Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags in a device "
+       "tensor), read them back every N steps or asynchronously (non_blocking copy into pinned memory plus an "
+       "event), and only synchronize where the host truly needs the value.",
+       (r"idle|sync", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="host_sync"),
+    _e("host_work", "host", "host work", "program", _T + "host_finding", "sig_idle_cause",
+       r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop)|host[- ]side (work|computation)|"
+       r"host computation|host's own|own computation|host code|data preparation|preprocessing",
+       "Overlap or remove the host work: prepare the next batch ahead of time on another thread or process "
+       "(DataLoader workers, a prefetch queue), move the preprocessing to the GPU, or cache its results.",
+       (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease"), idle_cause="host_work"),
+    _e("allocator_churn", "host", "allocator", "program", _T + "host_finding", "sig_idle_cause",
+       r"allocat(or|ion)|cudaMalloc|cudaFree",
+       "Allocate the buffers once outside the loop and reuse them (or use a caching or stream-ordered allocator: "
+       "cudaMallocAsync/cudaFreeAsync with a memory pool, PyTorch's caching allocator).",
+       (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="allocator"),
+    _e("startup_dominated", "host", "start-up and one-time work", "program", _T + "startup_finding", "sig_startup",
+       r"start-?up|one-time|warm-?up|initiali[sz]ation",
+       {"": "Build, upload and warm up before timing; time many steady-state steps and report their median.",
+        "onetime": "Keep it out of measurements and pay it once: {advice}."},
        (r"first_step|startup|step", "decrease")),
-    _e("pageable_transfer", "transfer", r"pageable", sig_pageable, "program",
+    _e("pageable_transfer", "transfer", "copies from pageable memory", "program", _T + "transfer_finding",
+       "sig_pageable", r"pageable",
+       "Allocate the host buffers pinned (cudaMallocHost / cudaHostAlloc, or tensor.pin_memory() and .to(device, "
+       "non_blocking=True); DataLoader(pin_memory=True)), and keep data resident on the GPU where possible.",
        (r"bandwidth|copy_bandwidth", "increase"), (r"copy|transfer|pageable", "decrease")),
-    _e("transfer_volume", "transfer", r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
-       r"transfer[- ]bound|copies dominate", sig_transfer, "program",
+    _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer",
+       r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
+       r"transfer[- ]bound|copies dominate",
+       "Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap the remaining "
+       "copies with compute on a separate stream (double buffering).",
        (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase")),
-    _e("rank_imbalance", "comms", r"straggler|imbalance|slow rank", sig_unknown, "program", (r"step|collective|wait", "decrease")),
-    _e("comms_wait", "comms", r"collective|all-?reduce|NCCL", sig_unknown, "program", (r"collective|wait|step", "decrease")),
-    _e("thermal_throttle", "comms", r"thermal|throttl|clocks? (drop|fell|reduced|lower)", sig_unknown, "program", (r"clock", "increase")),
+    # ------------------------------------------------------------------ one kernel (ncu), or a chain of them
+    _e("uncoalesced_global", "memory", "uncoalesced global accesses", "kernel", _M + "detect_uncoalesced",
+       "sig_uncoalesced", r"uncoalesced|coalesc|scattered|strided (global )?access|sectors? per request",
+       {"": "Map consecutive threads to consecutive addresses: e.g. one warp or block per row with the threads "
+            "striding over columns (float4 loads where aligned), or stage a tile through shared memory and transpose "
+            "it there.",
+        "library": _LIB + "hand the op its operands in the layout it reads contiguously (.contiguous() once, or "
+                          "keep the tensor in the transposed layout from where it is produced), or call an op that "
+                          "accepts the layout you have."},
+       (r"bytes_per_sector|bytes per sector|useful bytes", "increase"),
+       (r"sectors?.*requests?|sectors per request|l1tex__t_sectors", "decrease"), (r"dram__bytes", "decrease"),
+       ncu_rules=("UncoalescedGlobalAccess",), sass=("LDG",)),
+    _e("shared_bank_conflict", "memory latency", "shared-memory bank conflicts", "kernel", _M + "detect_bank_conflicts",
+       "sig_bank_conflict", r"bank[- ]conflict",
+       {"": "Pad the shared array by one element per row (float tile[32][33]) or swizzle the index (XOR the column "
+            "with the row) so a warp's addresses fall in distinct banks.",
+        "library": _LIB + "change the shape, dtype or layout of the call so the library picks another kernel."},
+       (r"wavefront|bank_conflict|conflict", "decrease"), (r"mio_throttle|shared.*stall", "decrease"),
+       ncu_rules=("SharedMemoryConflicts", "UncoalescedSharedAccess"), sass=("LDS", "STS")),
+    _e("local_memory_spill", "memory", "local-memory traffic", "kernel", _M + "detect_local_memory", "sig_local",
+       r"spill|local[- ]memory",
+       {"": "Keep the data in registers or shared memory: index per-thread arrays only with compile-time constants "
+            "(fully unrolled loops), or move the table to shared memory laid out [entry][thread]; for spills, lower "
+            "register pressure or raise the limit (__launch_bounds__, -maxrregcount).",
+        "library": _LIB + "change the shape or dtype of the call so the library picks another kernel."},
+       (r"local|spill|LDL|STL", "decrease"), (r"dram__bytes", "decrease"),
+       ncu_rules=("RegisterSpilling", "LocalMemorySpilling"), sass=("LDL", "STL")),
+    _e("low_parallelism", "latency", "too few blocks", "kernel", _M + "detect_low_parallelism", "sig_low_parallelism",
+       r"too few blocks|parallelism|grid (is )?(too )?small|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
+       r"blocks? on an? \d+-SM|SMs (have nothing|sit idle|are idle)|partial wave|less than one wave",
+       {"": "Launch at least one full wave, ideally several blocks per SM: grid >= {min_grid:.0f} (e.g. 2-8 x SM "
+            "count with a grid-stride loop, or one block per tile of the data).",
+        "timeline": "Launch at least {min_grid} blocks (several per SM), e.g. one block per tile of data.",
+        "library": _LIB + "give each call more work (batch the calls or the inputs) or use an API sized for small "
+                          "problems."},
+       (r"grid|blocks|waves", "increase"), (r"throughput|bandwidth", "increase"),
+       ncu_rules=("LaunchConfiguration", "WorkloadImbalance")),
+    _e("occupancy_limit", "latency", "occupancy limit", "kernel", _M + "detect_occupancy_limit", "sig_occupancy",
+       r"occupancy",
+       {"": "Lift the {limiter} limit: use smaller blocks or fewer per-block resources" + _LIFT,
+        "shared memory": "Lift the shared memory limit: request only the shared memory the block uses (or less per "
+                         "block, more blocks)" + _LIFT,
+        "registers": "Lift the registers limit: cap registers with __launch_bounds__/-maxrregcount or simplify the "
+                     "kernel" + _LIFT,
+        "library": _LIB + "change the shape or dtype of the call (or the library's algorithm choice) so another "
+                          "kernel is picked."},
+       (r"warps_active|occupancy", "increase"), (r"dram__throughput|dram__bytes.*per_second|bandwidth", "increase"),
+       (r"long_scoreboard", "decrease"), ncu_rules=("TheoreticalOccupancy", "AchievedOccupancy")),
+    _e("atomic_contention", "latency", "contended atomics", "kernel", _M + "detect_atomic_contention", "sig_atomic",
+       r"atomic",
+       {"": "Privatize the updates: accumulate per warp (warp shuffle / __reduce_add_sync) or per block in shared "
+            "memory, then issue one global atomic per block and bin (in Triton: reduce within the program first, "
+            "e.g. tl.histogram or tl.sum per bin).",
+        "library": _LIB + "use an op that reduces without atomics (a sorted segment reduction, a deterministic "
+                          "mode)."},
+       (r"atom|_red|atomic", "decrease"), sass=("RED", "ATOM")),
+    _e("warp_divergence", "compute", "warp divergence", "kernel", _M + "detect_warp_divergence", "sig_divergence",
+       r"diverg",
+       {"": "Make branch decisions uniform per warp: assign work so that the branch condition depends on the warp "
+            "index (or sort/bin elements by path before the kernel), or replace the branches with branch-free "
+            "arithmetic.",
+        "library": _LIB + "make the data the op sees uniform (sort or bucket it) or use a different API."},
+       (r"thread_inst_executed_per_inst|active threads|threads per", "increase"),
+       (r"inst_executed|instructions", "decrease"), ncu_rules=("ThreadDivergence",)),
+    _e("no_tensor_cores", "compute", "matrix math off the tensor cores", "kernel", _M + "detect_no_tensor_cores",
+       "sig_no_tensor_cores", r"tensor[- ]cores?|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
+       "Run the product on the tensor cores: in PyTorch set torch.backends.cuda.matmul.allow_tf32 = True (or "
+       "torch.set_float32_matmul_precision('high')) or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with "
+       "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",
+       (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
+    _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
+       "sig_unknown", r"fusion|\bfuse|extra pass|round trips? through DRAM|intermediate",
+       "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
+       "library op such as F.gelu, a Triton/CUDA kernel).",
+       (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel_count|launches", "decrease")),
+    _e("instruction_bound", "compute", "instruction issue", "kernel", _M + "detect_instruction_bound",
+       "sig_instruction",
+       r"instruction[- ](issue|bound)|issue[- ]bound",
+       {"": "Cut instructions per element: hoist index math out of loops, use vector loads, replace divisions/"
+            "transcendentals with cheaper forms, unroll to amortize control flow.",
+        "library": _LIB + "use a fused or lower-precision variant of the op."},
+       (r"inst_executed|instructions", "decrease")),
+    _e("near_peak", "near_peak", "at its roofline", "kernel", _M + "detect_near_peak", "sig_near_peak",
+       r"near[- ]peak|\bis done\b|at (its|the) roofline|close to (its|the) (roofline|peak|ceiling)|nothing (left )?to "
+       r"gain|leave (it|this kernel) alone|within \d+(\.\d+)?\s?% of (its|the) (roofline|floor|peak)",
+       "Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work itself (fuse "
+       "neighbouring passes, use a lower-precision path where accuracy allows)."),
+    # ------------------------------------------------------------------ several ranks
+    _e("rank_imbalance", "comms", "straggler rank", "program", _R, "sig_unknown", r"straggler|imbalance|slow rank",
+       {"": "Rebalance the work across ranks (even shards/sequence lengths/batch per rank, balanced pipeline "
+            "stages), then re-measure per-rank compute time.",
+        "host": "Profile rank {rank}'s host side (nsys with CPU sampling, py-spy): find the work before each step's "
+                "launches and overlap or remove it; check CPU affinity and contention."},
+       (r"step|collective|wait", "decrease")),
+    _e("thermal_throttle", "comms", "throttled clocks", "program", _R, "sig_unknown",
+       r"thermal|throttl|clocks? (drop|fell|reduced|lower)",
+       "Check rank {rank}'s GPU cooling/power (nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER); move the job off "
+       "that GPU or fix its power/thermal limits.",
+       (r"clock", "increase")),
+    _e("comms_wait", "comms", "waiting in collectives", "program", _R, "sig_unknown", r"collective|all-?reduce|NCCL",
+       "Overlap communication with compute (bucketed/async all-reduce), compress or shrink gradients, or use a "
+       "faster interconnect path.",
+       (r"collective|wait|step", "decrease")),
 ]}
-HOST_MECHANISMS = {i for i, e in CATALOG.items() if set(e.bounds) & {"host", "transfer"}}
-KERNEL_BOUNDS = {"memory", "compute", "latency", "near_peak"}
+
+MECHANISM_IDS: tuple[str, ...] = tuple(CATALOG)
+HOST_MECHANISMS = frozenset(i for i, e in CATALOG.items() if set(e.bounds) & {"host", "transfer"})
+BY_IDLE_CAUSE: dict[str, Entry] = {e.idle_cause: e for e in CATALOG.values() if e.idle_cause}
+
+
+def label(mechanism: Optional[str], default: str = "") -> str:
+    """How reports name a mechanism id."""
+    e = CATALOG.get(mechanism or "")
+    return e.label if e is not None else default
 
 
 def claimed(text: str) -> list[str]:
     """Mechanism ids a prose bottleneck/mechanism claims, in catalog order."""
     return [i for i, e in CATALOG.items() if e.words.search(text or "")]
-
-
-def check(mechanism: str, x: Measured) -> tuple[str, str]:
-    e = CATALOG.get(mechanism)
-    return e.signature(x) if e is not None else (UNKNOWN, "")

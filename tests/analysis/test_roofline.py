@@ -13,7 +13,8 @@ from kernel_profiler.answer import Roofline
 from kernel_profiler.analysis.engine import analyze, run
 from kernel_profiler.analysis.kernels import base_name
 from kernel_profiler.render.markdown import markdown, roofline_sentence
-from kernel_profiler.analysis.roofline import NEAR_PEAK_GAP, requested_bytes, roofline
+from kernel_profiler.analysis.roofline import requested_bytes, roofline
+from kernel_profiler.catalog import NEAR_PEAK_GAP
 
 CASES = {c["name"]: c for c in suite_cases()}
 # Before/after pairs that profile the same kernel (one kernel does the work on both sides).

@@ -14,6 +14,7 @@ from typing import Optional
 
 from ..artifacts.tables import Artifacts, Timeline
 from ..answer import Evidence, Finding, Fix
+from ..catalog import CATALOG
 from ..display import duration
 from .consistency import main_timeline
 from .kernels import COMMS_KERNEL, FEW_US_NS, kernel_key
@@ -197,7 +198,7 @@ def timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:
                 evidence=ev,
                 explanation=(f"Each block runs on one SM, so at most {blocks / sms:.0%} of the GPU can work on the "
                              f"dominant kernel. (Timeline only: an ncu report would confirm with its memory throughput.)"),
-                fix=Fix(change=f"Launch at least {2 * sms} blocks (several per SM), e.g. one block per tile of data.",
+                fix=Fix(change=CATALOG["low_parallelism"].fix_text("timeline", min_grid=2 * sms),
                         metric="launch__grid_size", direction="increase", expected=f"from {blocks} to >= {2 * sms}",
                         current_value=blocks, target_value=2 * sms),
                 confidence=TIMELINE_ONLY_CONFIDENCE, missing=[f"ncu report of {kernel_key(str(top['name']))}"],

@@ -11,6 +11,7 @@ from typing import Optional
 import pandas as pd
 
 from ..artifacts.tables import KernelProfile, ResourceUsage, SassFunction
+from ..catalog import CATALOG, TENSOR_OPS
 from ..answer import Evidence, Finding, Fix, Roofline
 from ..display import duration, short_name, size
 from .mechanisms import detect
@@ -159,18 +160,6 @@ COMMS_KERNEL = re.compile(r"nccl", re.IGNORECASE)
 # Their fixes are at the call site (shape, dtype, layout, a fused op, a different API), never in the kernel.
 LIBRARY_KERNEL = re.compile(r"nvjet|xmma|cutlass|cublas|cudnn|cusparse|cufft|nccl|\bat::|at::native|\bcub::|"
                             r"^triton_(poi|red|per|tem)_|flash|gemv|sm\d\d_", re.IGNORECASE)
-CALL_SITE_FIX = {
-    "uncoalesced_global": ("hand the op its operands in the layout it reads contiguously (.contiguous() once, or keep "
-                           "the tensor in the transposed layout from where it is produced), or call an op that "
-                           "accepts the layout you have"),
-    "low_parallelism": "give each call more work (batch the calls or the inputs) or use an API sized for small problems",
-    "occupancy_limit": "change the shape or dtype of the call (or the library's algorithm choice) so another kernel is picked",
-    "shared_bank_conflict": "change the shape, dtype or layout of the call so the library picks another kernel",
-    "local_memory_spill": "change the shape or dtype of the call so the library picks another kernel",
-    "warp_divergence": "make the data the op sees uniform (sort or bucket it) or use a different API",
-    "atomic_contention": "use an op that reduces without atomics (a sorted segment reduction, a deterministic mode)",
-    "instruction_bound": "use a fused or lower-precision variant of the op",
-}
 
 
 def is_library_kernel(name: str) -> bool:
@@ -187,10 +176,9 @@ def fit_advice(ka: "KernelAnalysis") -> None:
             ka.findings = kept or [mech_fallback(ka.profile, ka.roofline)]
     if is_library_kernel(name):
         for f in ka.findings:
-            how = CALL_SITE_FIX.get(f.mechanism or "")
-            if f.fix is not None and how:
-                f.fix.change = (f"`{kernel_key(name)}` is a library kernel: fix it at the call site, not in the kernel: "
-                                f"{how}.")
+            e = CATALOG.get(f.mechanism or "")
+            if f.fix is not None and e is not None and "library" in e.fixes:
+                f.fix.change = e.fix_text("library", kernel=kernel_key(name))
 
 
 def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
@@ -224,8 +212,7 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
                      "wrong; the waste is structural: every intermediate result is written to DRAM and read back "
                      f"by the next kernel, about {passes:.1f}x the bytes one fused pass needs. Memory-bound time "
                      "scales with bytes moved."),
-        fix=Fix(change=("Fuse the chain into one kernel that reads the input once and writes the output once "
-                        "(torch.compile, a fused library op such as F.gelu, a Triton/CUDA kernel)."),
+        fix=Fix(change=CATALOG["excess_dram_traffic"].fix_text(),
                 metric="derived.streaming_dram_bytes", direction="decrease",
                 expected=f"about {passes:.0f}x fewer DRAM bytes; time from {duration(total_ns)} toward "
                          f"{duration(total_ns / max(passes, 1))}", current_value=total_bytes, target_value=biggest),
@@ -233,21 +220,11 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
     )
 
 
-# ncu guided-analysis rules that speak to each mechanism (rule ids as ncu 2025.x names them).
-NCU_RULES = {
-    "uncoalesced_global": ("UncoalescedGlobalAccess",),
-    "shared_bank_conflict": ("SharedMemoryConflicts", "UncoalescedSharedAccess"),
-    "warp_divergence": ("ThreadDivergence",),
-    "occupancy_limit": ("TheoreticalOccupancy", "AchievedOccupancy"),
-    "low_parallelism": ("LaunchConfiguration", "WorkloadImbalance"),
-    "local_memory_spill": ("RegisterSpilling", "LocalMemorySpilling"),
-}
-
-
 def confirm_with_ncu_rules(a: KernelAnalysis) -> None:
     """Say when ncu's own guided analysis points at the same mechanism (a second, independent opinion)."""
     f = a.findings[0]
-    ids = NCU_RULES.get(f.mechanism or "", ())
+    e = CATALOG.get(f.mechanism or "")
+    ids = e.ncu_rules if e is not None else ()
     hits = [r for r in a.profile.rules if r.get("id") in ids and r.get("speedup")]
     if hits:
         best = max(hits, key=lambda r: float(r["speedup"]))
@@ -264,12 +241,14 @@ def confirm_with_sass(a: KernelAnalysis) -> None:
     def count(*prefixes: str) -> int:
         return sum(v for op, v in ops.items() if op.startswith(prefixes))
 
+    e = CATALOG.get(f.mechanism or "")
+    n = count(*e.sass) if e is not None and e.sass and fn else None  # the opcodes the catalog says confirm it
     ev: Optional[Evidence] = None
+    if n is not None:
+        ev = Evidence(metric=e.sass_metric, value=n, unit="instructions", artifact=fn.source, kernel=fn.name, meaning="")
     if f.mechanism == "local_memory_spill":
-        if fn:
-            n = count("LDL", "STL")
-            ev = Evidence(metric="sass.LDL+STL", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
-                          meaning=f"{n} local-memory instructions in the kernel's SASS")
+        if ev is not None:
+            ev.meaning = f"{n} local-memory instructions in the kernel's SASS"
             f.confidence = min(1.0, f.confidence + 0.1) if n else f.confidence - 0.3
         stack = next((u for u in res if u.stack_bytes), None)
         if stack:
@@ -277,24 +256,20 @@ def confirm_with_sass(a: KernelAnalysis) -> None:
             f.explanation += (f" The compiler reports a {stack.stack_bytes}-byte stack frame"
                               + (f" and {spill} bytes of spill stores" if spill else " and no spills: an indexed array, not register pressure")
                               + f" ({stack.source}).")
-    elif f.mechanism == "atomic_contention" and fn:
-        n = count("RED", "ATOM")
-        ev = Evidence(metric="sass.RED+ATOM", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
-                      meaning=f"{n} global atomic instructions (RED/ATOM) in the SASS")
+    elif ev is None:
+        return
+    elif f.mechanism == "atomic_contention":
+        ev.meaning = f"{n} global atomic instructions (RED/ATOM) in the SASS"
         f.confidence = min(1.0, f.confidence + 0.05) if n else f.confidence - 0.3
-    elif f.mechanism == "no_tensor_cores" and fn:
-        mma, ffma = count("HMMA", "HGMMA", "IMMA", "QGMMA"), count("FFMA")
-        ev = Evidence(metric="sass.FFMA", value=ffma, unit="instructions", artifact=fn.source, kernel=fn.name,
-                      meaning=f"{ffma} FFMA and {mma} tensor-core (HMMA/HGMMA) instructions in the SASS")
+    elif f.mechanism == "no_tensor_cores":
+        mma = count(*TENSOR_OPS)
+        ev.meaning = f"{n} FFMA and {mma} tensor-core (HMMA/HGMMA) instructions in the SASS"
         f.confidence = min(1.0, f.confidence + 0.05) if mma == 0 else f.confidence - 0.4
-    elif f.mechanism == "shared_bank_conflict" and fn:
-        n = count("LDS", "STS")
-        ev = Evidence(metric="sass.LDS+STS", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
-                      meaning=f"{n} shared-memory instructions in the SASS")
-    elif f.mechanism == "uncoalesced_global" and fn:
-        n = count("LDG")
-        ev = Evidence(metric="sass.LDG", value=n, unit="instructions", artifact=fn.source, kernel=fn.name,
-                      meaning=f"{n} global load{'s' if n != 1 else ''}, as " + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
+    elif f.mechanism == "shared_bank_conflict":
+        ev.meaning = f"{n} shared-memory instructions in the SASS"
+    elif f.mechanism == "uncoalesced_global":
+        ev.meaning = (f"{n} global load{'s' if n != 1 else ''}, as "
+                      + ", ".join(sorted({i for i in fn.instructions if i.startswith('LDG')}))[:80])
     if ev is not None:
         f.evidence = f.evidence[:2] + [ev]
 

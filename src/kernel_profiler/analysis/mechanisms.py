@@ -14,10 +14,11 @@ import re
 from typing import Callable, Optional
 
 from ..artifacts.tables import KernelProfile
+from ..catalog import CATALOG, GEMM_NAME, NEAR_PEAK_GAP
 from ..answer import Evidence, Finding, Fix, Roofline
 from ..display import bandwidth, duration, flop_rate, quantity, size, times
 from .roofline import DURATION as DURATION_METRIC
-from .roofline import NEAR_PEAK_GAP, fp32_tensor_alternative
+from .roofline import fp32_tensor_alternative
 
 # --- metric names (sm_90, ncu 2025.x) ---
 SM_SOL = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
@@ -68,7 +69,6 @@ TENSOR_IDLE_PCT = 5.0
 GEMM_MIN_INTENSITY = 20.0
 # Shared-memory loads per instruction above which the kernel is tiling through shared memory.
 GEMM_SHARED_LD_FRACTION = 0.05
-GEMM_NAME = re.compile(r"gemm|matmul|xmma|mma|conv|sgemm|dgemm|_mm_|bmm|dot", re.IGNORECASE)
 # Active threads per warp instruction below half a warp: divergence halves throughput or worse.
 DIVERGENCE_MAX_ACTIVE = 16.0
 # SM throughput at which instruction issue, not memory, is the limiter.
@@ -268,10 +268,7 @@ def detect_no_tensor_cores(k: KernelProfile, r: Optional[Roofline]) -> Optional[
                         "several times the FP32 rate in TF32, and about twice that in BF16/FP16. ")
                      + f"The true ceiling "
                      f"for this work is the tensor path, so the gap to it is several times the FP32 gap."),
-        fix=Fix(change=("Run the product on the tensor cores: in PyTorch set "
-                        "torch.backends.cuda.matmul.allow_tf32 = True (or torch.set_float32_matmul_precision('high')) "
-                        "or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with TF32/BF16 compute, or use "
-                        "WMMA/WGMMA (CUTLASS) instead of FFMA loops."),
+        fix=Fix(change=CATALOG["no_tensor_cores"].fix_text(),
                 metric=TENSOR_ACTIVE, direction="increase",
                 expected=f"tensor pipe from ~0% to well above 50%; kernel time down by {fix_gain}",
                 current_value=tensor),
@@ -302,8 +299,7 @@ def detect_near_peak(k: KernelProfile, r: Optional[Roofline]) -> Optional[Findin
                      f"that look unhealthy in isolation (low occupancy, many registers, bank conflicts) are not "
                      f"limiting it. Further gains come from doing less work (fusion, lower precision, skipping "
                      f"passes) or from the next-largest cost in the program."),
-        fix=Fix(change="Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work "
-                       "itself (fuse neighbouring passes, use a lower-precision path where accuracy allows).",
+        fix=Fix(change=CATALOG["near_peak"].fix_text(),
                 metric="gpu__time_duration.sum", direction="decrease",
                 expected=f"at most {100 * (gap - 1):.0f}% from tuning this kernel", current_value=r.duration_ns,
                 target_value=floor),
@@ -328,9 +324,7 @@ def detect_warp_divergence(k: KernelProfile, r: Optional[Roofline]) -> Optional[
         explanation=(f"Threads of one warp take different branches, so the warp executes every path in turn with the "
                      f"other lanes masked off: the SM issues ~{32 / active:.0f}x the instructions the work needs and is "
                      f"saturated doing it; {_gap_text(r)}."),
-        fix=Fix(change=("Make branch decisions uniform per warp: assign work so that the branch condition depends on "
-                        "the warp index (or sort/bin elements by path before the kernel), or replace the branches "
-                        "with branch-free arithmetic."),
+        fix=Fix(change=CATALOG["warp_divergence"].fix_text(),
                 metric=DIVERGENCE, direction="increase",
                 expected=f"from {active:.1f} toward 32 active threads per instruction; warp instructions and kernel "
                          f"time down by up to ~{32 / active:.0f}x", current_value=active, target_value=32.0),
@@ -357,9 +351,7 @@ def detect_local_memory(k: KernelProfile, r: Optional[Roofline]) -> Optional[Fin
         explanation=(f"Local memory is per-thread storage in device memory, cached in L1/L2. {kind.capitalize()} turns "
                      f"what should be register accesses into loads and stores through the memory hierarchy, which "
                      f"dominate the kernel's traffic; {_gap_text(r)}."),
-        fix=Fix(change=("Keep the data in registers or shared memory: index per-thread arrays only with compile-time "
-                        "constants (fully unrolled loops), or move the table to shared memory laid out [entry][thread]; "
-                        "for spills, lower register pressure or raise the limit (__launch_bounds__, -maxrregcount)."),
+        fix=Fix(change=CATALOG["local_memory_spill"].fix_text(),
                 metric=LOCAL_LD_SECTORS, direction="decrease", expected="to ~0; kernel time toward " + _floor_words(r),
                 current_value=_m(k, LOCAL_LD_SECTORS), target_value=0.0),
         confidence=0.85,
@@ -388,9 +380,7 @@ def detect_atomic_contention(k: KernelProfile, r: Optional[Roofline]) -> Optiona
         explanation=(f"Many threads update the same few addresses; the L2 atomic unit applies updates to one address "
                      f"one after another, so throughput collapses to the rate of a handful of addresses while every "
                      f"other unit waits; {_gap_text(r)}."),
-        fix=Fix(change=("Privatize the updates: accumulate per warp (warp shuffle / __reduce_add_sync) or per block in "
-                        "shared memory, then issue one global atomic per block and bin (in Triton: reduce within the "
-                        "program first, e.g. tl.histogram or tl.sum per bin)."),
+        fix=Fix(change=CATALOG["atomic_contention"].fix_text(),
                 metric="+".join(ATOMIC_REQUESTS), direction="decrease",
                 expected="by about the block size (hundreds of times fewer global atomics); kernel time down by 10x or more",
                 current_value=atomics),
@@ -431,9 +421,7 @@ def detect_uncoalesced(k: KernelProfile, r: Optional[Roofline]) -> Optional[Find
         explanation=(f"Neighbouring threads of a warp access addresses far apart, so one warp-wide access needs up to "
                      f"32 separate sectors instead of 4; the memory system moves and tracks {32 / worst:.0f}x the "
                      f"useful bytes and the warps stall waiting for them; {_gap_text(r)}."),
-        fix=Fix(change=("Map consecutive threads to consecutive addresses: e.g. one warp or block per row with the "
-                        "threads striding over columns (float4 loads where aligned), or stage a tile through shared "
-                        "memory and transpose it there."),
+        fix=Fix(change=CATALOG["uncoalesced_global"].fix_text(),
                 metric=f"{LD_SECTORS}/{LD_REQUESTS}" if missing else metric,
                 direction="decrease" if missing else "increase",
                 expected=(f"from {spr:.0f} to ~4 sectors per request" if missing else
@@ -475,8 +463,7 @@ def detect_bank_conflicts(k: KernelProfile, r: Optional[Roofline]) -> Optional[F
         explanation=(f"The 32 threads of a warp hit addresses in the same bank (e.g. a column of a [32][32] float "
                      f"tile, 128 bytes apart), so each access is serialized into {nway:.0f} times the conflict-free wavefronts; the "
                      f"shared-memory pipe saturates and warps queue behind it; {_gap_text(r)}."),
-        fix=Fix(change="Pad the shared array by one element per row (float tile[32][33]) or swizzle the index "
-                       "(XOR the column with the row) so a warp's addresses fall in distinct banks.",
+        fix=Fix(change=CATALOG["shared_bank_conflict"].fix_text(),
                 metric=f"{wf}/{inst}", direction="decrease",
                 expected=f"from {per_inst:.0f} to ~{ideal:.0f} wavefront(s) per instruction",
                 current_value=per_inst, target_value=ideal),
@@ -499,8 +486,7 @@ def detect_low_parallelism(k: KernelProfile, r: Optional[Roofline]) -> Optional[
         ],
         explanation=(f"Each block runs on one SM, so at most {grid / sms:.0%} of the GPU works and the memory system "
                      f"sees too few requests in flight to approach its bandwidth; {_gap_text(r)}."),
-        fix=Fix(change=(f"Launch at least one full wave, ideally several blocks per SM: grid >= {2 * sms:.0f} "
-                        f"(e.g. 2-8 x SM count with a grid-stride loop, or one block per tile of the data)."),
+        fix=Fix(change=CATALOG["low_parallelism"].fix_text(min_grid=2 * sms),
                 metric=GRID, direction="increase", expected=f"from {grid:.0f} to >= {2 * sms:.0f} blocks; kernel time "
                 f"down by up to ~{sms / grid:.0f}x, until the roofline is reached", current_value=grid,
                 target_value=2 * sms),
@@ -531,11 +517,7 @@ def detect_occupancy_limit(k: KernelProfile, r: Optional[Roofline]) -> Optional[
         explanation=(f"With {theo:.1f}% of the SM's warp slots usable, each SM has too few independent loads in flight "
                      f"to cover DRAM latency (Little's law), so neither compute nor memory is busy "
                      f"(peak unit {peak_sol:.0f}%); {_gap_text(r)}."),
-        fix=Fix(change=(f"Lift the {limiter} limit: " + {
-            "shared memory": "request only the shared memory the block uses (or less per block, more blocks)",
-            "registers": "cap registers with __launch_bounds__/-maxrregcount or simplify the kernel",
-        }.get(limiter, "use smaller blocks or fewer per-block resources") + "; alternatively give each thread more "
-            "independent loads in flight (unroll, vector loads)."),
+        fix=Fix(change=CATALOG["occupancy_limit"].fix_text(limiter, limiter=limiter),
                 metric=OCC_ACHIEVED, direction="increase",
                 expected=f"achieved occupancy from {achieved or 0:.0f}% toward 50%+; DRAM throughput and kernel time improve several-fold",
                 current_value=achieved),
@@ -555,8 +537,7 @@ def detect_instruction_bound(k: KernelProfile, r: Optional[Roofline]) -> Optiona
         explanation=(f"The SMs are busy issuing instructions that are not the useful floating-point work counted by "
                      f"the roofline (index arithmetic, conversions, special functions, control flow); {_gap_text(r)}."
                      + stall_words(k)),
-        fix=Fix(change="Cut instructions per element: hoist index math out of loops, use vector loads, replace "
-                       "divisions/transcendentals with cheaper forms, unroll to amortize control flow.",
+        fix=Fix(change=CATALOG["instruction_bound"].fix_text(),
                 metric=INST, direction="decrease", expected="proportional drop in kernel time", current_value=_m(k, INST)),
         confidence=0.5, missing=next_look(k, "the instructions that dominate"),
     )

@@ -22,9 +22,6 @@ from ..artifacts.tables import KernelProfile
 from ..devices import lookup
 from ..answer import Roofline
 
-# Within this factor of the floor (>= 80% of the roofline) a kernel is done.
-NEAR_PEAK_GAP = 1.25
-
 DURATION = "gpu__time_duration.sum"
 DRAM_READ = "dram__bytes_read.sum"
 DRAM_WRITE = "dram__bytes_write.sum"

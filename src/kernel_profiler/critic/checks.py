@@ -5,7 +5,7 @@
   numbers      every number matches the fact its sentence describes, or a declared derivation
   mechanism    the mechanism is a causal chain: measurement -> cause -> gap to the roofline (or idle/copy time)
   not_a_dump   a list of counters without such a chain is not an answer
-  signature    the claimed mechanism's signature is present in the captures (catalog.py)
+  signature    the claimed mechanism's signature is present in the captures (catalog.py, signatures.py)
   bound        the bound agrees with the timeline's steady-state verdict
   fix          the fix names a metric of the mechanism, moving toward the roofline, by a size the gap allows
   replay_time  no ncu (replayed, serialized) kernel duration is quoted as program/step time
@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .. import catalog
-from ..catalog import CATALOG, KERNEL_BOUNDS, Measured
-from ..analysis.roofline import NEAR_PEAK_GAP
+from .. import catalog, signatures
+from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
+from ..signatures import Measured
 from .answer import Answer, NumberAudit
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain
@@ -203,9 +203,9 @@ def check_signature(c: Context) -> list[str]:
     if mid is None or mid not in CATALOG:
         return []
     key = _subject(c) if CATALOG[mid].scope == "kernel" else None
-    status, txt = catalog.check(mid, _measured(c, key))
+    status, txt = signatures.check(mid, _measured(c, key))
     c.signature = f"{mid}: {status}" + (f" ({txt})" if txt else "")
-    if status == catalog.ABSENT:
+    if status == signatures.ABSENT:
         who = f"`{c.facts.kernels.get(key, key)}`" if key else "the program"
         return [f"The answer claims {mid.replace('_', ' ')}, but the captures contradict it for {who}: {txt}."]
     return []

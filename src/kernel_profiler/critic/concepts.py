@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..catalog import TENSOR_OPS
+
 # metric-name pattern -> concepts (all patterns that match contribute)
 METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), frozenset(c.split())) for p, c in [
     (r"gpu__time_duration|roofline_duration|streaming_duration|kernel_(median|mean|total|min|max)_ns", "duration"),
@@ -48,7 +50,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"mem_shared|op_shared|sass\.(LDS|STS)", "shared_access"),
     (r"mem_local|spill|stack|sass\.(LDL|STL)|local_bytes", "local"),
     (r"thread_inst_executed_per_inst_executed", "divergence"),
-    (r"tensor|sass\.(HMMA|HGMMA|IMMA|QGMMA)", "tensor"),
+    (r"tensor|sass\.(" + "|".join(TENSOR_OPS) + ")", "tensor"),
     (r"pipe_fma|sass\.FFMA", "fma"),
     (r"inst_executed\.sum$|^sass\.", "inst"),
     (r"stalled", "stall"), (r"long_scoreboard", "scoreboard"), (r"mio_throttle", "mio"), (r"barrier", "barrier"),

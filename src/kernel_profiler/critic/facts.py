@@ -17,6 +17,7 @@ from typing import Iterable, Optional
 
 from .. import devices
 from ..artifacts.tables import Artifacts, KernelProfile
+from ..catalog import TENSOR_OPS
 from ..answer import Diagnosis, Roofline, TimelineSummary
 from ..analysis.kernels import base_name, dedupe, norm_key
 from ..analysis.roofline import ceilings as roofline_ceilings
@@ -450,7 +451,7 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.sass_ops[key] = dict(s.opcode_counts)
         for op, n in s.opcode_counts.items():
             f.add(f"sass.{op}", n, "count", s.source, key)
-        for combo in (("LDS", "STS"), ("LDL", "STL"), ("RED", "ATOM"), ("HMMA", "HGMMA"), ("LDG", "STG")):
+        for combo in (("LDS", "STS"), ("LDL", "STL"), ("RED", "ATOM"), TENSOR_OPS, ("LDG", "STG")):
             n = sum(v for op, v in s.opcode_counts.items() if op.startswith(combo))
             f.add(f"sass.{'+'.join(combo)}", n, "count", s.source, key, "sum of SASS opcode counts")
     for r in arts.resources:

@@ -34,6 +34,7 @@ from typing import Iterable, Optional, Sequence
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from ..catalog import BY_IDLE_CAUSE
 from ..answer import Diagnosis, Roofline
 from ..display import fraction, number, short_name, times
 from .markdown import also_found, fix_numbers, fmt_value, roofline_sentence, share_text
@@ -322,10 +323,6 @@ def bandwidth_svg(kernels: list[Roofline], labels: dict[int, str]) -> str:
     return "\n".join(s)
 
 
-IDLE_LABELS = {"launch_overhead": "idle: launch overhead", "host_sync": "idle: host sync",
-               "host_work": "idle: host work"}
-
-
 def timeline_svg(d: Diagnosis) -> tuple[str, list[dict]]:
     t = d.timeline
     if t is None:
@@ -333,7 +330,7 @@ def timeline_svg(d: Diagnosis) -> tuple[str, list[dict]]:
     segs = [("kernels", "Kernels", t.kernel_ns), ("copies", "Copies", t.copy_ns)]
     named = 0.0
     for cause, ns in sorted(t.idle_by_cause.items(), key=lambda kv: -kv[1]):
-        segs.append((f"idle-{cause}", IDLE_LABELS.get(cause, f"idle: {cause.replace('_', ' ')}"), ns))
+        segs.append((f"idle-{cause}", f"idle: {BY_IDLE_CAUSE[cause].label if cause in BY_IDLE_CAUSE else cause.replace('_', ' ')}", ns))
         named += ns
     segs.append(("idle-other", "idle: other", max(t.idle_ns - named, 0.0)))
     total = max(t.window_ns, sum(ns for *_, ns in segs), 1.0)

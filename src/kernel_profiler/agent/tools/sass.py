@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from ...analysis.kernels import kernel_key
 from ...artifacts.tables import SassFunction
+from ...catalog import TENSOR_OPS
 from ...errors import EmptyCapture
 from ..context import ToolContext
 from ..finders import sass_sources
@@ -66,7 +67,7 @@ def run_sass(ctx: ToolContext, inp: SassInput) -> SassOutput:
         kernel=fn.name, source=fn.source, arch=fn.arch, instruction_count=len(fn.instructions),
         opcode_counts=dict(sorted(ops.items(), key=lambda kv: -kv[1])[:SASS_OPCODES_SHOWN]),
         memory_forms=dict(forms.most_common(20)),
-        checks={"tensor_mma": count("HMMA", "HGMMA", "IMMA", "QGMMA", "UTCHMMA"), "FFMA": count("FFMA"),
+        checks={"tensor_mma": count(*TENSOR_OPS), "FFMA": count("FFMA"),
                 "LDL+STL": count("LDL", "STL"), "ATOM+RED": count("ATOM", "RED"), "BAR": count("BAR")},
         other_functions=sorted({kernel_key(f.name) for f in fns if f is not fn})[:10],
     )

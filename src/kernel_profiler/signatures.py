@@ -1,0 +1,237 @@
+"""What the captures must show for a claim of a mechanism to stand: one pure signature function per mechanism.
+
+A signature reads one kernel's measurements (ncu metrics, roofline, SASS opcode counts, compiler spills) or
+the timeline summary and says present, absent or unknown, with the measurement that says so. Each catalog
+entry (catalog.py) names its signature here; the critic checks a claimed mechanism with `check`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+from .catalog import GEMM_NAME, NEAR_PEAK_GAP, TENSOR_OPS
+
+if TYPE_CHECKING:
+    from .artifacts.tables import KernelProfile
+    from .answer import Roofline, TimelineSummary
+
+PRESENT, ABSENT, UNKNOWN = "present", "absent", "unknown"
+
+
+@dataclass
+class Measured:
+    """What the captures say about the kernel (or program) a claim is about."""
+
+    profile: Optional[KernelProfile] = None
+    roofline: Optional[Roofline] = None
+    sass_ops: dict[str, int] = field(default_factory=dict)
+    spill: tuple[int, int] = (0, 0)  # (stack bytes, spill bytes) from the compiler
+    timeline: Optional[TimelineSummary] = None
+    name: str = ""
+    program: dict[str, float] = field(default_factory=dict)  # program-level values by metric (timeline.pageable_share, ...)
+
+    def m(self, metric: str) -> Optional[float]:
+        return self.profile.get(metric) if self.profile is not None else None
+
+    def ops(self, *prefixes: str) -> Optional[int]:
+        if not self.sass_ops:
+            return None
+        return sum(v for op, v in self.sass_ops.items() if op.startswith(prefixes))
+
+
+def _ratio(x: Measured, a: str, b: str) -> Optional[float]:
+    va, vb = x.m(a), x.m(b)
+    return va / vb if va is not None and vb else None
+
+
+def sig_bank_conflict(x: Measured) -> tuple[str, str]:
+    best = None
+    for op in ("ld", "st"):
+        inst = x.m(f"smsp__sass_inst_executed_op_shared_{op}.sum")
+        conf = x.m(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum")
+        wf = x.m(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum")
+        if inst:
+            ways = 1 + conf / inst if conf is not None else (wf / inst if wf else None)
+            if ways is not None and (best is None or ways > best[0]):
+                best = (ways, op, conf)
+    shared_inst = sum(x.m(f"smsp__sass_inst_executed_op_shared_{op}.sum") or 0 for op in ("ld", "st"))
+    if x.profile is not None and shared_inst == 0 and x.m("smsp__sass_inst_executed_op_shared_ld.sum") is not None:
+        return ABSENT, "the kernel executes no shared-memory instructions (smsp__sass_inst_executed_op_shared_ld.sum = 0)"
+    if best is None:
+        lds = x.ops("LDS", "STS")
+        if lds == 0:
+            return ABSENT, "its SASS has no shared-memory instructions (LDS/STS = 0)"
+        return UNKNOWN, "no shared-memory counters"
+    ways, op, conf = best
+    txt = f"shared {op} instructions need {ways:.2f} wavefronts each (bank conflicts {conf or 0:,.0f})"
+    return (PRESENT if ways >= 2.0 else ABSENT), txt
+
+
+def sig_uncoalesced(x: Measured) -> tuple[str, str]:
+    bps = [v for v in (x.m("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"),
+                       x.m("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio")) if v]
+    spr = _ratio(x, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+    if bps:
+        worst = min(bps)
+        txt = f"{worst:.1f} useful bytes per 32-byte global sector" + (f", {spr:.1f} sectors per load request" if spr else "")
+        return (PRESENT if worst < 20.0 else ABSENT), txt
+    if spr is not None:
+        return (PRESENT if spr > 8.0 else ABSENT), f"{spr:.1f} sectors per global load request"
+    return UNKNOWN, "no coalescing counters"
+
+
+def sig_local(x: Measured) -> tuple[str, str]:
+    loc = (x.m("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum") or 0) + (x.m("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum") or 0)
+    ldl = x.ops("LDL", "STL")
+    if x.m("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum") is not None:
+        if loc > 0:
+            return PRESENT, f"{loc:,.0f} local-memory sectors"
+        return ABSENT, "no local-memory traffic (local load/store sectors = 0)"
+    if ldl is not None:
+        return (PRESENT if ldl else ABSENT), f"{ldl} LDL/STL instructions in the SASS"
+    if any(x.spill):
+        return PRESENT, f"compiler: {x.spill[0]}-byte stack, {x.spill[1]} spill bytes"
+    return UNKNOWN, "no local-memory counters"
+
+
+
+
+def sig_no_tensor_cores(x: Measured) -> tuple[str, str]:
+    tensor = x.m("sm__pipe_tensor_cycles_active.sum.pct_of_peak_sustained_elapsed")
+    mma = x.ops(*TENSOR_OPS)
+    fma = x.m("sm__pipe_fma_cycles_active.sum.pct_of_peak_sustained_active")
+    ffma = x.ops("FFMA")
+    if (tensor is not None and tensor >= 5.0) or mma:
+        return ABSENT, (f"tensor pipes active {tensor:.1f}% of peak" if tensor is not None else f"{mma} MMA instructions in the SASS")
+    r = x.roofline
+    gemm_like = bool(GEMM_NAME.search(x.name)) or (r is not None and (r.arithmetic_intensity or 0) >= 8
+                                                     and (x.m("smsp__sass_inst_executed_op_shared_ld.sum") or 0) > 0)
+    fma_busy = (fma is not None and fma >= 10.0) or bool(ffma)
+    if tensor is None and mma is None:
+        return UNKNOWN, "no tensor-pipe counter or SASS"
+    if gemm_like and fma_busy and (r is None or r.math_path == "fp32"):
+        return PRESENT, (f"tensor pipes {tensor or 0:.2f}% active, FMA pipe {fma or 0:.0f}% busy"
+                         + (f", {ffma} FFMA in the SASS" if ffma else ""))
+    why = "not matrix-like (no GEMM name, no shared-memory tiling at high intensity)" if not gemm_like else \
+        f"the FMA pipe is idle ({fma or 0:.0f}%)"
+    return ABSENT, f"the kernel is {why}"
+
+
+def sig_occupancy(x: Measured) -> tuple[str, str]:
+    ach = x.m("sm__warps_active.avg.pct_of_peak_sustained_active")
+    theo = x.m("sm__maximum_warps_per_active_cycle_pct")
+    if ach is None and theo is None:
+        return UNKNOWN, "no occupancy counters"
+    limits = {n.split("launch__occupancy_limit_")[1]: v for n in
+              ("launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+               "launch__occupancy_limit_blocks") if (v := x.m(n)) is not None}
+    limiter = min(limits, key=limits.get) if limits else "unknown"
+    txt = f"achieved occupancy {ach or 0:.0f}%, theoretical {theo or 0:.0f}% (limiter: {limiter})"
+    low = (ach if ach is not None else theo) <= 40.0
+    return (PRESENT if low and (theo is None or theo <= 50.0) else ABSENT), txt
+
+
+def sig_low_parallelism(x: Measured) -> tuple[str, str]:
+    grid, sms = x.m("launch__grid_size"), x.m("launch__sm_count")
+    if not grid or not sms:
+        return UNKNOWN, "no launch statistics"
+    return (PRESENT if grid < sms else ABSENT), f"grid of {grid:,.0f} blocks on {sms:.0f} SMs"
+
+
+def sig_atomic(x: Measured) -> tuple[str, str]:
+    n = sum(x.m(m) or 0 for m in ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+                                  "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"))
+    have = x.m("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum") is not None
+    sass = x.ops("ATOM", "RED")
+    if have:
+        req = n + (x.m("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") or 0) + \
+            (x.m("smsp__sass_inst_executed_op_global_st.sum") or 0)
+        share = n / req if req else 0.0
+        return (PRESENT if share >= 0.05 else ABSENT), f"{n:,.0f} global atomic requests ({share:.1%} of global requests)"
+    if sass is not None:
+        return (PRESENT if sass else ABSENT), f"{sass} ATOM/RED instructions in the SASS"
+    return UNKNOWN, "no atomic counters"
+
+
+def sig_divergence(x: Measured) -> tuple[str, str]:
+    a = x.m("smsp__thread_inst_executed_per_inst_executed.ratio")
+    if a is None:
+        return UNKNOWN, "no divergence counter"
+    return (PRESENT if a < 24.0 else ABSENT), f"{a:.1f} of 32 threads active per warp instruction"
+
+
+def sig_instruction(x: Measured) -> tuple[str, str]:
+    sm = x.m("sm__throughput.avg.pct_of_peak_sustained_elapsed")
+    if sm is None:
+        return UNKNOWN, "no SM throughput"
+    return (PRESENT if sm >= 40.0 else ABSENT), f"SM throughput {sm:.0f}% of peak"
+
+
+def sig_near_peak(x: Measured) -> tuple[str, str]:
+    r = x.roofline
+    if r is None:
+        return UNKNOWN, "no roofline"
+    g = r.stated_gap
+    return (PRESENT if g <= NEAR_PEAK_GAP * 1.2 else ABSENT), f"duration / roofline floor = {g:.2f}"
+
+
+def _busy(x: Measured) -> Optional[float]:
+    return x.timeline.busy_fraction if x.timeline is not None and x.timeline.window_ns else None
+
+
+def sig_host_idle(x: Measured) -> tuple[str, str]:
+    b = _busy(x)
+    if b is None:
+        return UNKNOWN, "no timeline"
+    return (PRESENT if b <= 0.75 else ABSENT), f"GPU busy {b:.0%} of the steady window"
+
+
+def sig_idle_cause(x: Measured, cause: str) -> tuple[str, str]:
+    """The GPU idles in the steady window and at least a quarter of the idle time has this host cause."""
+    st, txt = sig_host_idle(x)
+    if st != PRESENT:
+        return st, txt
+    s = x.timeline
+    ns = s.idle_by_cause.get(cause, 0.0)
+    share = ns / s.idle_ns if s.idle_ns else 0.0
+    return (PRESENT if share >= 0.25 else ABSENT), f"{txt}; {share:.0%} of the idle time is {cause.replace('_', ' ')}"
+
+
+def sig_transfer(x: Measured) -> tuple[str, str]:
+    s = x.timeline
+    if s is None or not s.window_ns:
+        return UNKNOWN, "no timeline"
+    frac = s.copy_ns / s.window_ns
+    return (PRESENT if frac >= 0.3 else ABSENT), f"copies take {frac:.0%} of the steady window"
+
+
+def sig_pageable(x: Measured) -> tuple[str, str]:
+    st, txt = sig_transfer(x)
+    if st != PRESENT:
+        return st, txt
+    share = x.program.get("timeline.pageable_share", 0.0)
+    return (PRESENT if share >= 0.5 else ABSENT), f"{txt}; {share:.0%} of host<->device bytes from pageable memory"
+
+
+def sig_startup(x: Measured) -> tuple[str, str]:
+    s = x.timeline
+    if s is None:
+        return UNKNOWN, "no timeline"
+    return UNKNOWN, f"start-up {s.startup_ns / 1e9:.2f} s, steady window {s.window_ns / 1e6:.1f} ms"
+
+
+def sig_unknown(x: Measured) -> tuple[str, str]:
+    return UNKNOWN, ""
+
+
+
+
+def check(mechanism: str, x: Measured) -> tuple[str, str]:
+    """The claimed mechanism's signature on what the captures measured (unknown for an id not in the catalog)."""
+    from .catalog import CATALOG
+
+    e = CATALOG.get(mechanism)
+    if e is None:
+        return UNKNOWN, ""
+    sig = globals()[e.signature]
+    return sig(x, e.idle_cause) if e.idle_cause else sig(x)
