@@ -1,6 +1,6 @@
 """`kernel-profiler mcp`: an MCP server over stdio exposing the profiling tools, `analyze` and `critique`.
 
-The tools are the agent's own (agent/tools.py REGISTRY): the same pydantic
+The tools are the agent's own (agent/tools/ REGISTRY): the same pydantic
 input schemas and the same sandbox as `kernel-profiler ask`. The program to
 profile is fixed when the server starts (`-- CMD ...`), and so is the working
 tree; a client can only choose kernels, sections and files inside the tree.

@@ -11,7 +11,8 @@ from ..protocol import Model
 def make_model(spec: Optional[str]) -> Model:
     """`expert` | `claude` | `claude:NAME` | `auto` (Claude when ANTHROPIC_API_KEY is set, else the expert).
 
-    `replay:FILE` is handled by the orchestrator (`replay`), which also replays tool results."""
+    `replay:FILE` is handled by `session.replay`: a ReplayModel with the recorded environment (tool results and
+    verdicts read back from the transcript)."""
     spec = (spec or "auto").strip()
     if spec == "auto":
         spec = "claude" if os.environ.get("ANTHROPIC_API_KEY") else "expert"
