@@ -62,27 +62,15 @@ class TimelineStage:
         return lead + host + self.notes + ([self.timeline_only] if self.timeline_only is not None else [])
 
     def startup_note(self) -> Optional[Finding]:
-        """The one-time work reported apart from the steady state, or long process start-up (None when the
-        one-time work is itself the timeline's answer)."""
+        """What the timeline found apart from the steady state: the one-time work (JIT, library initialisation,
+        module loading, allocation, one-time copies) or, when there is none to report, long process start-up.
+        None when the timeline's answer is itself start-up."""
         tres = self.triage
         if tres is None:
             return None
         if tres.onetime is not None:
             return tres.onetime if tres.verdict != "startup" else None
         return startup_note(tres) if long_startup(tres) else None
-
-    def also_found(self, primary: Finding) -> list[Finding]:
-        """What the timeline found apart from the steady state, next to `primary`: the one-time work (JIT, library
-        initialisation, module loading, allocation, one-time copies) or, when there is none to report, long
-        process start-up."""
-        tres = self.triage
-        if tres is None:
-            return []
-        if tres.onetime is not None:
-            return [] if tres.onetime is primary else [tres.onetime]
-        if long_startup(tres) and primary.mechanism != "startup_dominated":
-            return [startup_note(tres)]
-        return []
 
     def rank_fields(self, with_cause: bool = True) -> dict:
         """The Diagnosis / timeline tool fields of the rank comparison (none for one process)."""
@@ -150,15 +138,18 @@ def decide(timeline_answer: list[Finding], program: Optional[Finding], kernels: 
                    confidence=0.1, missing=["an nsys sqlite export or PyTorch trace", "an ncu report"]), []
 
 
+def apart(note: Optional[Finding], primary: Finding) -> list[Finding]:
+    """The start-up note (`TimelineStage.startup_note`) reported next to `primary`, unless start-up is the answer."""
+    return [note] if note is not None and primary.mechanism != "startup_dominated" else []
+
+
 def decide_over_tools(verdict: str, findings: list[Finding], startup: Optional[Finding], program: Optional[Finding],
                       kernels: list[KernelFindings]) -> tuple[Finding, list[Finding]]:
     """`decide` over what the timeline tool returned (`TimelineStage.verdict`, `.findings()`, `.startup_note()`)
     and the kernel findings: what a model that sees only tool results decides."""
     only = findings[-1] if verdict == "kernel" and findings else None  # the timeline-only finding comes last
     primary, secondary = decide(list(findings) if verdict in TIMELINE_VERDICTS else [], program, kernels, only)
-    if startup is not None and primary.mechanism != "startup_dominated":
-        secondary.append(startup)
-    return primary, secondary
+    return primary, secondary + apart(startup, primary)
 
 
 def long_startup(tres: TimelineResult) -> bool:

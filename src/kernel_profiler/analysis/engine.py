@@ -16,7 +16,7 @@ from ..artifacts import load_paths
 from ..artifacts.tables import Artifacts, Timeline
 from ..answer import Diagnosis
 from .consistency import reconcile
-from .decide import decide, read_timeline
+from .decide import apart, decide, read_timeline
 from .kernels import KernelAnalysis, analyze_kernels, confirm_with_telemetry, excess_dram_traffic, kernel_key
 from .timeline import TimelineResult
 
@@ -53,7 +53,7 @@ def run(arts: Artifacts) -> Analysis:
     primary, secondary = decide(stage.answer, program,
                                 [(kernel_key(a.profile.name), a.share, a.findings) for a in analyses],
                                 stage.timeline_only)
-    secondary = stage.notes + secondary + stage.also_found(primary)
+    secondary = stage.notes + secondary + apart(stage.startup_note(), primary)
     if stage.ranks is None:  # one GPU: NVML samples given with the captures speak to the kernel's clock
         confirm_with_telemetry(primary, arts.telemetry)
     device = None
