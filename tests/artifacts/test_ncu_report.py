@@ -154,3 +154,22 @@ def test_a_sass_dump_is_read_before_the_reports_sass(captures):
     assert "ncu.ncu-rep" in sources and "sass.txt" in sources
     assert sources.index("sass.txt") < sources.index("ncu.ncu-rep")
     assert all(s == "ncu.ncu-rep" for s in sources[sources.index("ncu.ncu-rep"):])
+
+
+@pytest.mark.parametrize("case", ["ot_py_gemm_bf16", "ot_cu_pageable_upload", "cu_local_array"])
+def test_sass_walked_from_the_entry_address_without_source_counters(captures, monkeypatch, case):
+    """A report profiled without SourceCounters has no inst_executed; the SASS is then walked from the entry
+    address LaunchStats records. On real reports that have both, the walk gives the source counters' listing
+    (minus the alignment NOPs after the end; plus the BRA trap after EXIT that inst_executed does not list)."""
+    path = captures.path(case, "ncu.ncu-rep")
+    with_counters = ncu_report.load_sass(path)
+    monkeypatch.setattr(ncu_report, "_pcs", lambda action: [])
+    walked = ncu_report.load_sass(path)
+    assert [f.mangled for f in walked] == [f.mangled for f in with_counters]
+    for w, c in zip(walked, with_counters):
+        code = list(c.instructions)
+        while code and code[-1] == "NOP":
+            code.pop()
+        assert w.instructions[:len(code)] == code
+        assert w.instructions[len(code):] in ([], ["BRA"])
+        assert w.instructions[-1] in ("EXIT", "BRA", "RET")

@@ -16,7 +16,7 @@ from ..artifacts import sass as sass_reader
 from ..artifacts.tables import SassFunction
 from ..errors import EmptyCapture, KernelProfilerError
 from .context import ToolContext
-from .ncu_metrics import ENGINE_METRICS, TARGETED_SECTIONS
+from .ncu_metrics import targeted_args
 
 PASSES = re.compile(r"==PROF== Profiling .*?(\d+)\s+pass(?:es)?")
 
@@ -61,9 +61,7 @@ def ncu_argv(ncu: str, pattern: str, skip: int, count: int, out: Path, sections:
         for s in sections:
             argv += ["--section", s]
     elif (sset or "targeted") == "targeted":
-        for s in TARGETED_SECTIONS:
-            argv += ["--section", s]
-        argv += ["--metrics", ",".join(ENGINE_METRICS)]
+        argv += targeted_args()
     else:
         argv += ["--set", sset]
     return argv

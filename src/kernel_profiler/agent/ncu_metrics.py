@@ -5,16 +5,26 @@ MemoryWorkloadAnalysis, ComputeWorkloadAnalysis, LaunchStats, Occupancy, WarpSta
 took 22 replay passes and did not carry the counters the mechanisms need (the engine named none); with
 the memory tables, instruction and scheduler sections added, 36 passes; `--set full`, 38; every metric name
 in the engine's source plus the whole tensor/stall families (119 metrics), 21 (23 with SourceCounters). So
-the first pass asks for exactly the metrics the engine reads (this list: the 42 metrics its detectors,
+the first pass asks for exactly the metrics the engine reads (this list: the metrics its detectors,
 roofline and evidence read on 22 real suite reports, found by recording every lookup, plus the dense
 tensor-pipe family the roofline scans; tests/agent/test_ncu_metrics.py checks that every suite report cut
-down to this list still names its mechanism), with LaunchStats and Occupancy (launch metrics cost no replay) and SourceCounters
-(the report then carries the kernel's SASS, so the SASS step can confirm the mechanism for library kernels too).
+down to this list still names its mechanism), with LaunchStats and Occupancy (launch attributes, no replay).
+SourceCounters is not asked for: it cost 2 passes (16 instead of 14) only to put the kernel's SASS in the
+report, and the report carries the kernel's code without it: `artifacts.ncu_report.load_sass` walks it from
+the entry address LaunchStats records (launch__function_pcs), so the SASS step works for library kernels too.
 The full set is the fallback when this cannot name a mechanism. Passes measured for this choice: bench/README.md.
+`KERNEL_PROFILER_NCU_SET=full` (or another ncu set name) makes the first request that set instead (the
+baseline bench/ask_time.py measures).
 """
 from __future__ import annotations
 
-TARGETED_SECTIONS: tuple[str, ...] = ("LaunchStats", "Occupancy", "SourceCounters")
+import os
+
+from ..errors import UsageError
+
+TARGETED_SECTIONS: tuple[str, ...] = ("LaunchStats", "Occupancy")
+SET_ENV = "KERNEL_PROFILER_NCU_SET"
+NCU_SETS = ("basic", "detailed", "full", "roofline")
 
 ENGINE_METRICS: tuple[str, ...] = (
     "dram__bytes.sum.peak_sustained",
@@ -78,3 +88,13 @@ ENGINE_METRICS: tuple[str, ...] = (
     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
     "smsp__thread_inst_executed_per_inst_executed.ratio",
 )
+
+
+def targeted_args() -> list[str]:
+    """ncu arguments of the first, targeted request (or `--set NAME` when KERNEL_PROFILER_NCU_SET names one)."""
+    forced = os.environ.get(SET_ENV, "").strip()
+    if forced and forced != "targeted":
+        if forced not in NCU_SETS:
+            raise UsageError(f"{SET_ENV}={forced!r}: expected one of targeted, {', '.join(NCU_SETS)}")
+        return ["--set", forced]
+    return [x for s in TARGETED_SECTIONS for x in ("--section", s)] + ["--metrics", ",".join(ENGINE_METRICS)]

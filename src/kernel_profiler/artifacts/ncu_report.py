@@ -10,11 +10,12 @@ speedup_type ("local"|"global"|None), speedup`` -- the same keys the CSV
 details reader produces.
 
 SASS: :func:`load_sass` returns one SassFunction per kernel (:func:`load_all`, which
-``load_paths`` uses, returns the profiles and the SASS in one pass), built from the
-instruction addresses that the ``inst_executed`` source-counter metric
-correlates (``action.sass_by_pc``). It needs the SourceCounters section
-(``--set full`` or ``--section SourceCounters``); without it there is no SASS
-in the report and EmptyCapture is raised.
+``load_paths`` uses, returns the profiles and the SASS in one pass), read with
+``action.sass_by_pc`` at the instruction addresses that the ``inst_executed``
+source-counter metric correlates (SourceCounters section, ``--set full``) or,
+when the report has no source counters, from the function's entry address
+(``launch__function_pcs``, a launch attribute) onwards, 16 bytes per instruction,
+until the report has no instruction at the next address. Neither -> EmptyCapture.
 
 The library does not raise on a bad file: an empty, garbage or wrong-format
 file loads as 0 ranges, and a truncated one as a kernel with no name and no
@@ -153,6 +154,10 @@ def load(path: Path) -> list[KernelProfile]:
         raise ArtifactError(path, f"cannot read report ({type(e).__name__}: {e})") from None
 
 
+MAX_SASS_INSTRUCTIONS = 200_000
+INSTRUCTION_BYTES = 16  # every SASS instruction since Volta (sm_70)
+
+
 def _pcs(action) -> list[int]:
     m = action.metric_by_name("inst_executed")
     if m is None or not m.has_correlation_ids():
@@ -161,12 +166,32 @@ def _pcs(action) -> list[int]:
     return sorted({ids.as_uint64(i) for i in range(ids.num_instances())})
 
 
+def _walk_from_entry(action) -> list[str]:
+    """The kernel's SASS without source counters: from its entry address (launch__function_pcs) to the first
+    address the report holds no instruction for; the alignment NOPs after the end are dropped."""
+    m = action.metric_by_name("launch__function_pcs")
+    if m is None or not m.num_instances():
+        return []
+    pc = m.as_uint64(0)
+    lines: list[str] = []
+    while len(lines) < MAX_SASS_INSTRUCTIONS:
+        ins = action.sass_by_pc(pc)
+        if not ins:
+            break
+        lines.append(ins)
+        pc += INSTRUCTION_BYTES
+    while lines and lines[-1].strip() == "NOP":
+        lines.pop()
+    return lines
+
+
 def _sass_function(path: Path, a) -> Optional[SassFunction]:
-    """The SASS of one profiled kernel from its source counters, or None without them."""
+    """The SASS of one profiled kernel: at its source counters' addresses, else walked from its entry address;
+    None when the report holds neither."""
     pcs = _pcs(a)
-    if not pcs:
+    lines = [a.sass_by_pc(pc) for pc in pcs] if pcs else _walk_from_entry(a)
+    if not any(lines):
         return None
-    lines = [a.sass_by_pc(pc) for pc in pcs]
     arch = None
     cc = a.metric_by_name("device__attribute_compute_capability_major")
     cm = a.metric_by_name("device__attribute_compute_capability_minor")
@@ -177,7 +202,7 @@ def _sass_function(path: Path, a) -> Optional[SassFunction]:
 
 
 def load_sass(path: Path) -> list[SassFunction]:
-    """SASS of every profiled kernel, from the report's source counters."""
+    """SASS of every profiled kernel (source counters' addresses, else walked from the entry address)."""
     path = Path(path)
     try:
         out = [f for _, a in _actions(path) if (f := _sass_function(path, a)) is not None]
@@ -186,13 +211,13 @@ def load_sass(path: Path) -> list[SassFunction]:
     except Exception as e:
         raise ArtifactError(path, f"cannot read SASS from report ({type(e).__name__}: {e})") from None
     if not out:
-        raise EmptyCapture(path, "report holds no SASS (profile with --section SourceCounters or --set full)")
+        raise EmptyCapture(path, "report holds no SASS (profile with --section LaunchStats or --set full)")
     return out
 
 
 def load_all(path: Path) -> list[KernelProfile | SassFunction]:
     """Everything the report holds, in one pass: a KernelProfile per profiled launch, then the SASS of each
-    kernel whose source counters were collected (a kernel whose SASS cannot be read is left without it)."""
+    kernel (a kernel whose SASS cannot be read is left without it)."""
     path = Path(path)
     profiles: list[KernelProfile | SassFunction] = []
     fns: list[KernelProfile | SassFunction] = []

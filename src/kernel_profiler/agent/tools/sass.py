@@ -51,7 +51,7 @@ def run_sass(ctx: ToolContext, inp: SassInput) -> SassOutput:
         if hits:
             break
     if not seen:
-        raise EmptyCapture("sass", "no SASS source: no SASS dump or ncu report with SourceCounters among the "
+        raise EmptyCapture("sass", "no SASS source: no SASS dump or ncu report holding SASS among the "
                                    "captures, and the target is not a CUDA binary (give `source`)")
     if not hits:
         raise EmptyCapture("sass", f"no function matches {inp.kernel_regex!r}; functions: "
