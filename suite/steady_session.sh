@@ -59,7 +59,20 @@ case "${1:-}" in
     ;;
   nccl)
     nvidia-smi -L
-    timeout 400 python3 suite/capture_nccl.py --work /tmp/nc --pack-dir "$R" 2>&1 | tee "$R/nccl.log"
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+    timeout 300 python3 suite/capture_nccl.py --work /tmp/nc --pack-dir "$R" 2>&1 | tee "$R/nccl.log"
+    # a real report of the default (targeted) request, without source counters, for the SASS-walk test
+    L=/tmp/live; mkdir -p $L
+    nvcc -O3 -std=c++17 -arch=sm_90a -lineinfo -o $L/pageable_upload suite/onetime/pageable_upload.cu
+    python3 -c "import sys; sys.path.insert(0, 'src'); from kernel_profiler.agent.ncu_metrics import targeted_args; print(' '.join(targeted_args()))" > /tmp/req
+    timeout 60 ncu --clock-control none -k regex:column_sum_scale -s 2 -c 1 -f -o "$R/ncu_targeted" $(cat /tmp/req) \
+      $L/pageable_upload 2>&1 | grep -E "PROF|pass" | tee -a "$R/nccl.log"
+    # live ask on the two-rank program (offline expert), while time is left
+    [ "$(left)" -gt 100 ] && { echo "### kernel-profiler ask -- torchrun nccl_stretch.py"
+      timeout $(( $(left) - 20 )) kernel-profiler ask "why is this program slow?" --model expert \
+        --record "$R/live-h200x2-ot-nccl-stretch.jsonl" -- python3 -m torch.distributed.run --nproc_per_node=2 \
+        --master_port=29541 suite/onetime/nccl_stretch.py; echo "rc=$?"; } > "$R/live_nccl.log" 2>&1
+    tail -40 "$R/live_nccl.log"
     ;;
   *) echo "usage: $0 ncu|nccl" >&2; exit 2 ;;
 esac
