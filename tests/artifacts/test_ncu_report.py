@@ -173,3 +173,19 @@ def test_sass_walked_from_the_entry_address_without_source_counters(captures, mo
         assert w.instructions[:len(code)] == code
         assert w.instructions[len(code):] in ([], ["BRA"])
         assert w.instructions[-1] in ("EXIT", "BRA", "RET")
+
+
+def test_sass_of_a_report_with_the_default_request_equals_cuobjdump(captures):
+    """A real report of ask's default ncu request (LaunchStats, Occupancy and the engine's metrics: no source
+    counters; 14 replay passes on the H200) carries the kernel's code: the listing walked from its entry address is
+    cuobjdump's listing of the same function, instruction for instruction (minus the alignment NOPs)."""
+    from kernel_profiler.artifacts import sass
+    path = captures.path("ot_cu_pageable_upload", "ncu_targeted.ncu-rep")
+    (k,) = ncu_report.load(path)
+    assert k.metrics["profiler__replayer_passes"] <= 15 and "inst_executed" not in k.metrics
+    (f,) = ncu_report.load_sass(path)
+    ref = next(x for x in sass.load(captures.path("ot_cu_pageable_upload", "sass.txt")) if x.mangled == f.mangled)
+    code = list(ref.instructions)
+    while code and code[-1] == "NOP":
+        code.pop()
+    assert list(f.instructions) == code and len(code) > 100

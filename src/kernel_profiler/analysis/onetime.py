@@ -14,6 +14,7 @@ from . import intervals as iv
 from ..artifacts.tables import Timeline
 from ..answer import Evidence, Finding, Fix, TimelineSummary
 from .idle import MODULE_LOAD, blocking_calls, call_spans, module_load_calls
+from .ranks import COLLECTIVE
 from .steady import Repeat, gpu_ops
 
 # Host time before a kernel's first launch spent in no CUDA call, from this long: compilation (JIT) when the
@@ -22,7 +23,8 @@ JIT_MIN_NS = 50e6
 # Kernels that come from a vendor library (their first launch follows the library's initialisation).
 LIBRARY_KERNEL = re.compile(r"nvjet|xmma|cutlass|cublas|cudnn|gemv|gemmk|gemm_|_gemm|sm\d\d_|nccl|cusparse|cufft",
                             re.IGNORECASE)
-ONETIME_CLASSES = ("jit", "library_init", "module_loading", "allocator", "upload", "download", "sync", "warm_up", "host")
+ONETIME_CLASSES = ("jit", "library_init", "module_loading", "allocator", "upload", "download", "communication", "sync",
+                   "warm_up", "host")
 
 
 def _generated(name: str) -> bool:
@@ -34,8 +36,8 @@ def _generated(name: str) -> bool:
 def onetime_work(tl: Timeline, lo: float, hi: float) -> dict[str, float]:
     """ns of one-time work outside the steady window [lo, hi] (from the first to the last GPU operation), by class.
 
-    GPU busy time there: copies (upload/download) and kernels (warm_up). Idle time there, gap by gap: module
-    loading, allocator and synchronizing calls by how much of the gap they cover; the rest is host time spent in
+    GPU busy time there: copies (upload/download), collectives (communication) and other kernels (warm_up).
+    Idle time there, gap by gap: module loading, allocator and synchronizing calls by how much of the gap they cover; the rest is host time spent in
     no CUDA call: JIT when the next kernel is generated at run time and the rest is long, library_init when the
     next kernel is a library's, else host (the program's own set-up)."""
     ops = gpu_ops(tl)
@@ -68,7 +70,11 @@ def onetime_work(tl: Timeline, lo: float, hi: float) -> dict[str, float]:
                 out["download"] += td
                 out["warm_up"] += max(t - tu - td, 0.0)
             else:
-                out["warm_up"] += t
+                cm = grp["token"].astype(str).map(lambda n: bool(COLLECTIVE.search(n))).to_numpy(dtype=bool)
+                tc = iv.total(*iv.union(*iv.clip(grp["start_ns"].to_numpy(np.float64)[cm],
+                                                 grp["end_ns"].to_numpy(np.float64)[cm], a, b))) if cm.any() else 0.0
+                out["communication"] += tc
+                out["warm_up"] += max(t - tc, 0.0)
         seg_s, seg_e = iv.union(*iv.clip(inside["start_ns"].to_numpy(np.float64), inside["end_ns"].to_numpy(np.float64), a, b))
         g0, g1 = iv.gaps(seg_s, seg_e, a, b)
         if not len(g0):
@@ -109,6 +115,7 @@ ONETIME_LABEL = {
     "allocator": "allocator calls (cudaMalloc/cudaFree)",
     "upload": "one-time host-to-device copies",
     "download": "one-time device-to-host copies",
+    "communication": "collective communication with no compute among it (NCCL kernels only)",
     "sync": "waiting in synchronizing calls",
     "warm_up": "GPU work that runs once (initialisation kernels, the first repetition)",
     "host": "host set-up between GPU operations (no CUDA call)",
@@ -124,6 +131,9 @@ ONETIME_ADVICE = {
     "upload": ("exclude the one-time upload from timing; if it recurs (per request or epoch), pin the host buffer "
                "(cudaMallocHost / pin_memory) and overlap it with compute"),
     "download": "exclude it from timing; if it recurs, copy into pinned memory asynchronously",
+    "communication": ("keep it out of timing: a stretch of collectives with no compute (such as the initial "
+                      "parameter sync of data-parallel start-up) is paid once per run; if it recurs every step, "
+                      "overlap it with compute (bucketed, asynchronous collectives) or move fewer bytes"),
     "sync": "exclude the set-up from timing",
     "warm_up": "time only the repeated part, after a warm-up",
     "host": "time only the repeated part, after the set-up",

@@ -23,6 +23,7 @@ import pandas as pd
 from . import intervals as iv
 from ..artifacts.tables import Artifacts
 from ..answer import Evidence, Finding, Fix, RankRow
+from ..display import duration
 from ..telemetry import POWER_REASONS, THERMAL_REASONS
 
 COLLECTIVE = re.compile(r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter", re.IGNORECASE)
@@ -37,6 +38,9 @@ THROTTLE_EXPLAINS = 0.7
 THROTTLE_MIN_SHARE = 0.2
 # Steps slower than this many times the median at the start are warm-up.
 WARMUP_FACTOR = 3.0
+# Compute between consecutive collectives under this fraction of one collective's time: a communication-only
+# stretch (no step markers given), not a sequence of steps.
+COMM_ONLY_COMPUTE_FRACTION = 0.01
 # Collectives taking at least this share of every rank's step, with no straggler, is comms-bound.
 COMMS_BOUND_SHARE = 0.4
 
@@ -176,6 +180,8 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
         lo, hi = float(c["start_ns"].iloc[-n:].iloc[0]), float(c["end_ns"].iloc[-1])
         s, e = iv.union(*iv.clip(other["start_ns"].to_numpy(np.float64), other["end_ns"].to_numpy(np.float64), lo, hi))
         compute.append(iv.total(s, e) / max(starts.shape[1] - 1, 1))
+    comm_only = all(c_ns < COMM_ONLY_COMPUTE_FRACTION * w for c_ns, w in zip(compute, med_wait)) and all(
+        len(v.kernels) > len(c) for v, c in zip(views, coll))
     for i, v in enumerate(views):
         steps = _steady(steps_by_rank.get(v.rank, []))
         clock, reasons = _telemetry_for(arts, v)
@@ -186,6 +192,22 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
                             collective_enter_lag_ns=float(med_lag[i]), sm_clock_mhz_median=clock,
                             throttle_reasons=reasons, source=v.source))
     step = rows[0].step_p50_ns or step_from_coll or 1.0
+    if comm_only and not steps_by_rank:
+        # Collectives back to back with no compute between them, and the compute elsewhere: a one-time
+        # communication stretch (e.g. the initial parameter sync), not steps: no straggler to look for in it.
+        span = float(starts.max(axis=0)[-1] + durs[:, -1].max() - starts.min(axis=0)[0])
+        f = Finding(bound="inconclusive", mechanism=None, share=0.0,
+                    bottleneck=(f"No straggler to look for: the {starts.shape[1]} collectives on each rank run back to "
+                                f"back with no compute between them ({duration(span)}), a one-time communication "
+                                f"stretch, not steps; each rank's steady state is judged on its own timeline."),
+                    evidence=[Evidence(metric="multirank.compute_ns_per_step", value=float(max(compute)), unit="ns",
+                                       artifact=views[0].source, meaning="GPU compute between consecutive collectives"),
+                              Evidence(metric="multirank.collective_ns_per_step", value=float(np.min(med_wait)),
+                                       unit="ns", artifact=views[0].source, meaning="median time of one collective")],
+                    explanation=("Steps repeat compute and communication; a run of collectives alone is set-up or "
+                                 "tear-down traffic, reported with the one-time work."),
+                    confidence=0.7)
+        return f, rows, None, None
     s_idx = int(np.argmax(med_lag))
     spread = float(med_lag[s_idx])
     src = views[0].source

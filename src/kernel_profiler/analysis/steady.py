@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..artifacts.tables import Timeline
+from .ranks import COLLECTIVE
 
 # A first step (or repetition) this many times slower than the median of the others is warm-up.
 WARMUP_OUTLIER_FACTOR = 3.0
@@ -193,19 +194,41 @@ def _longest_repeat(codes: np.ndarray) -> Optional[tuple[int, int, int]]:
 def repeated_part(tl: Timeline) -> Optional[Repeat]:
     """The steady state of a program that marks no steps: the longest repeating run of its GPU operations.
 
-    None when nothing repeats or the repeated run holds under REPEATED_KERNEL_SHARE of the kernel time. The
-    first repetition is left out when it takes WARMUP_OUTLIER_FACTOR times the median of the others (it paid
+    None when nothing repeats or the repeated run holds under REPEATED_KERNEL_SHARE of the kernel time. A
+    longest run made only of collectives (NCCL) is not the steady state when the program runs other kernels:
+    then the repeating run before or after it with the most other kernel time is (the collectives are one-time
+    communication, e.g. a data-parallel start-up's parameter sync). The first repetition is left out when it takes WARMUP_OUTLIER_FACTOR times the median of the others (it paid
     one-time work: module loading, allocation, library initialisation)."""
     ops = gpu_ops(tl)
-    found = _longest_repeat(pd.factorize(ops["token"])[0]) if len(ops) else None
+    codes = pd.factorize(ops["token"])[0]
+    found = _longest_repeat(codes) if len(ops) else None
     if found is None:
         return None
     n_ops, p, i0 = found
-    part = ops.iloc[i0:i0 + n_ops]
     dur = (ops["end_ns"] - ops["start_ns"]).to_numpy()
     is_k = (ops["kind"] == "kernel").to_numpy()
-    k_all = float(dur[is_k].sum())
-    k_part = float(dur[i0:i0 + n_ops][is_k[i0:i0 + n_ops]].sum())
+    comm = is_k & ops["token"].isin([t for t in pd.unique(ops["token"]) if COLLECTIVE.search(str(t))]).to_numpy()
+    counted = is_k
+    if comm[i0:i0 + n_ops].all() and (is_k & ~comm).any():
+        # A stretch of collectives with no compute among them (an initial parameter sync, a final gather) is
+        # one-time communication when the program computes elsewhere: the repeated part is then the longest
+        # repeating run before or after it that holds the most (non-collective) kernel time.
+        best = None
+        for a, b in ((0, i0), (i0 + n_ops, len(ops))):
+            found = _longest_repeat(codes[a:b]) if b - a >= 2 else None
+            if found is None:
+                continue
+            n, per, j = found
+            k_ns = float(dur[a + j:a + j + n][is_k[a + j:a + j + n] & ~comm[a + j:a + j + n]].sum())
+            if best is None or k_ns > best[0]:
+                best = (k_ns, n, per, a + j)
+        if best is None or comm[best[3]:best[3] + best[1]].any():
+            return None
+        _, n_ops, p, i0 = best
+        counted = is_k & ~comm
+    part = ops.iloc[i0:i0 + n_ops]
+    k_all = float(dur[counted].sum())
+    k_part = float(dur[i0:i0 + n_ops][counted[i0:i0 + n_ops]].sum())
     if k_all <= 0 or k_part < REPEATED_KERNEL_SHARE * k_all:
         return None
     reps = n_ops // p
