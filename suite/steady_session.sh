@@ -74,7 +74,18 @@ case "${1:-}" in
         --master_port=29541 suite/onetime/nccl_stretch.py; echo "rc=$?"; } > "$R/live_nccl.log" 2>&1
     tail -40 "$R/live_nccl.log"
     ;;
-  *) echo "usage: $0 ncu|nccl" >&2; exit 2 ;;
+  nccl_live)
+    # live ask on the two-rank program (offline expert); its ncu report of the GEMM joins the capture
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+    export TMPDIR=/tmp/askrun; mkdir -p $TMPDIR
+    { echo "### kernel-profiler ask -- torchrun nccl_stretch.py"; t0=$(date +%s)
+      timeout 300 kernel-profiler ask "why is this program slow?" --model expert \
+        --record "$R/live-h200x2-ot-nccl-stretch.jsonl" -- python3 -m torch.distributed.run --nproc_per_node=2 \
+        --master_port=29541 suite/onetime/nccl_stretch.py; echo "rc=$? wall=$(( $(date +%s) - t0 ))s"; } > "$R/live_nccl.log" 2>&1
+    cp $(ls -t $TMPDIR/kp-run-*/*ncu/profile.ncu-rep 2>/dev/null | head -1) "$R/ncu.ncu-rep" 2>/dev/null
+    tail -45 "$R/live_nccl.log"
+    ;;
+  *) echo "usage: $0 ncu|nccl|nccl_live" >&2; exit 2 ;;
 esac
 echo "=== done at $(( $(date +%s) - START ))s"
 ls -la "$R"

@@ -6,10 +6,17 @@ timeline -> kernel_profile on the dominant kernel(s) if the timeline is
 kernel-bound (or the user insisted) -> sass if a SASS source exists -> the
 answer, written from the engine's findings that the tools returned
 (`Answer.from_diagnosis`). No network, no key, no randomness.
+
+Before it submits, it critiques its own draft (`self_critique`): the deterministic critic runs on the draft
+against the captures the tool results name; evidence lines the critic objects to are dropped, and if the
+answer still does not pass, the expert says it is inconclusive instead of submitting a claim it cannot back.
 """
 from __future__ import annotations
 
+import functools
+import os
 import re
+from pathlib import Path
 from typing import Any, Optional
 
 from ...analysis.decide import TIMELINE_VERDICTS, decide_over_tools
@@ -73,13 +80,16 @@ class ExpertModel:
     name = NAME
     offline = True  # nothing to lose: an error is raised, never fallen back from
     reviews = False  # no model review of answers (the deterministic critic still runs)
+    last_self_critique: list[str] = []  # what the last self-critique changed (for tests and the turn's text)
 
     def respond(self, system: str, messages: list[dict], tools: list[ToolSpec],
                 force_tool: Optional[str] = None) -> ModelTurn:
         st = _State(messages)
+        self.last_self_critique = []
         call = self._next(st, force_tool)
         call.id = f"expert-{st.turn + 1}"
-        return ModelTurn(text=self._say(call), tool_calls=[call], model=NAME)
+        text = self._say(call) + "".join(f" Self-critique: {x}" for x in self.last_self_critique)
+        return ModelTurn(text=text, tool_calls=[call], model=NAME)
 
     # ------------------------------------------------------------------ policy
     def _next(self, st: _State, force_tool: Optional[str]) -> ToolCall:
@@ -120,7 +130,9 @@ class ExpertModel:
         from ...critic import Answer
 
         d = self.diagnosis(st)
-        return ToolCall(id="", name="submit_answer", input=Answer.from_diagnosis(d).model_dump(mode="json"))
+        answer, self.last_self_critique = self_critique(Answer.from_diagnosis(d), _cited_paths(st),
+                                                        [r for x in st.rejections for r in _reasons(x)])
+        return ToolCall(id="", name="submit_answer", input=answer.model_dump(mode="json"))
 
     @staticmethod
     def _say(call: ToolCall) -> str:
@@ -165,3 +177,88 @@ def diagnosis_of(messages: list[dict]) -> Diagnosis:
     """The expert's decision (`ExpertModel.diagnosis`) over a conversation's tool results, e.g. those a transcript
     recorded."""
     return ExpertModel().diagnosis(_State(messages))
+
+
+# ---------------------------------------------------------------------- self-critique
+def _reasons(content: Any) -> list[str]:
+    return [str(r) for r in (content.get("reasons") or [])] if isinstance(content, dict) else []
+
+
+def _cited_paths(st: _State) -> list[str]:
+    """The captures the critic will check the answer against: the user's artifacts and every capture the tool
+    results name (the timeline's source, the Nsight Compute reports and the SASS dump written beside them)."""
+    paths = [str(p) for p in (st.context.get("artifacts") or [])]
+    tl, kp, sa = st.results.get("timeline"), st.results.get("kernel_profile"), st.results.get("sass")
+    if isinstance(tl, dict) and tl.get("source"):
+        paths.append(str(tl["source"]))
+    for rep in (kp.get("reports") or []) if isinstance(kp, dict) else []:
+        paths.append(str(rep))
+        dump = str(rep).removesuffix(".ncu-rep") + ".sass.txt"
+        if os.path.exists(dump):
+            paths.append(dump)
+    if isinstance(sa, dict) and sa.get("source"):
+        paths.append(str(sa["source"]))
+    return list(dict.fromkeys(p for p in paths if os.path.exists(p)))
+
+
+@functools.lru_cache(maxsize=4)
+def _loaded(key: tuple) -> tuple:
+    from ...analysis.engine import diagnose
+    from ...artifacts import load_paths
+
+    arts = load_paths([p for p, _ in key])
+    return arts, diagnose(arts)
+
+
+def _check(answer, paths: list[str]):
+    """The deterministic critic's verdict on `answer` against `paths` (loaded and diagnosed once per set of files)."""
+    from ...critic import critique
+
+    key = tuple((p, os.stat(p).st_mtime_ns) for p in paths)
+    arts, diag = _loaded(key)
+    return critique(answer, arts, diagnosis=diag)
+
+
+def _names_line(reason: str, e) -> bool:
+    """Does a critic reason object to this evidence line? It quotes the line's text or names its metric."""
+    text = " ".join((e.text or "").split())
+    return bool((e.metric and e.metric in reason) or (len(text) >= 12 and text[:40] in " ".join(reason.split())))
+
+
+def self_critique(answer, paths: list[str], earlier: list[str] = ()) -> tuple[Any, list[str]]:
+    """(the answer to submit, what was changed). The draft is checked by the deterministic critic against the
+    captures; evidence lines it objects to (or an earlier rejection named) are dropped, as long as one remains;
+    an answer that still fails becomes an inconclusive one that says why. No capture to check against (a replay,
+    files gone): the draft as it is."""
+    from ...errors import KernelProfilerError
+
+    if not paths:
+        return answer, []
+    try:
+        verdict = _check(answer, paths)
+    except (KernelProfilerError, OSError):
+        return answer, []
+    reasons = list(verdict.reasons) + [r for r in earlier if r not in verdict.reasons]
+    if verdict.verdict == "accept" and not earlier:
+        return answer, []
+    bad = [i for i, e in enumerate(answer.evidence) if any(_names_line(r, e) for r in reasons)]
+    keep = [e for i, e in enumerate(answer.evidence) if i not in bad]
+    if bad and keep:
+        repaired = answer.model_copy(update={"evidence": keep})
+        if _check(repaired, paths).verdict == "accept":
+            dropped = "; ".join(f"'{answer.evidence[i].text[:80]}'" for i in bad)
+            return repaired, [f"dropped {len(bad)} evidence line(s) the critic could not match to the captures "
+                              f"({dropped})."]
+    if verdict.verdict == "accept":
+        return answer, []
+    why = reasons[0] if reasons else "it did not pass the critic"
+    fallback = answer.model_copy(update={
+        "bound": "inconclusive", "mechanism_id": None, "kernel": None, "evidence": keep,
+        "bottleneck": "Inconclusive: my draft answer did not pass my own check against the captures, so it is not "
+                      "claimed here.",
+        "mechanism": ("The draft's claim could not be backed by what the captures hold (the critic matched some of its "
+                      "numbers or its mechanism to no measured value), so the evidence cannot decide it yet."),
+        "fix": ("Settle it first: capture the evidence the claim needs (see what would settle it), then ask again"
+                + (f"; the draft's fix was meant to move `{answer.fix_metric}`." if answer.fix_metric else ".")),
+        "fix_metric": answer.fix_metric or "gpu__time_duration.sum", "fix_direction": answer.fix_direction or "decrease"})
+    return fallback, [f"the draft did not pass the critic ({why[:160]}); submitting it as inconclusive."]
