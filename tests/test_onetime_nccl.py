@@ -70,3 +70,12 @@ def test_no_low_parallelism_advice(captures, fmt):
     for f in [d.primary, *d.secondary]:
         assert f.mechanism not in CASE["no_advice"], f.bottleneck
         assert not re.search(r"too few blocks|launch at least \d+ blocks", (f.fix.change if f.fix else ""), re.I)
+
+
+@pytest.mark.parametrize("fmt", TIMELINES)
+def test_kernel_mechanism_of_the_steady_state_leads(captures, fmt):
+    """With the ncu report a live ask made of the GEMM (14 replay passes, default request), the answer is the steady
+    compute loop's mechanism; the one-time work is listed apart."""
+    d = analyze([captures.path(NAME, fmt), captures.path(NAME, "ncu.ncu-rep")])
+    assert (d.bound, d.mechanism) == (CASE["bound"], CASE["mechanism"]), d.bottleneck
+    assert any(f.bottleneck.startswith("One-time work") for f in d.secondary)
