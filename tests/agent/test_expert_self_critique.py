@@ -12,7 +12,7 @@ import pytest
 
 from kernel_profiler.agent.models import expert as expert_mod
 from kernel_profiler.agent.models.expert import self_critique
-from kernel_profiler.agent.orchestrator import run_ask
+from kernel_profiler.agent.session import run_ask
 from kernel_profiler.analysis.engine import diagnose
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.critic import Answer, EvidenceItem, critique

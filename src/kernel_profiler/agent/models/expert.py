@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-from pathlib import Path
 from typing import Any, Optional
 
 from ...analysis.decide import TIMELINE_VERDICTS, decide_over_tools
