@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel_profiler.analysis.engine import _main_timeline, analyze
+from kernel_profiler.analysis.consistency import main_timeline
+from kernel_profiler.analysis.decide import rank_timeline
+from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.analysis.ranks import analyze_ranks
 from kernel_profiler.analysis.timeline import triage
 from kernel_profiler.artifacts import load_paths
@@ -25,10 +27,9 @@ TIMELINES = ["nsys.sqlite", "trace_rank0.json.gz", "trace_rank1.json.gz"]
 
 def _one_rank(arts):
     """The timeline of one rank, as the engine and the timeline tool take it (the first rank of a 2-process report)."""
-    from kernel_profiler.analysis.engine import _rank_timeline
-    tl = _main_timeline(arts)
+    tl = main_timeline(arts.timelines)
     if tl.kernels["pid"].nunique() > 1:
-        tl = _rank_timeline(tl, int(sorted(tl.kernels.groupby("pid"), key=lambda g: g[1]["device"].min())[0][0]))
+        tl = rank_timeline(tl, int(sorted(tl.kernels.groupby("pid"), key=lambda g: g[1]["device"].min())[0][0]))
     return tl
 
 
