@@ -83,12 +83,11 @@ from .answer import Diagnosis, Evidence, Finding
 from .display import duration, fraction, quantity, times
 from .analysis.engine import run
 from .exitcodes import ExitCode
+from . import metrics
 from .analysis.kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
 from .analysis.roofline import roofline
-from .analysis.idle import blocking_calls
 from .analysis.steady import WARMUP_OUTLIER_FACTOR
 from .analysis.timeline import TimelineResult
-from .analysis.timeline_findings import copy_bandwidth
 
 # --- Thresholds (named; the module docstring gives the reasoning) ---
 # Repeated measurements (launches, steps) a side needs before its interquartile range is trusted.
@@ -420,56 +419,18 @@ def _kernel_groups(side: _Side, kernel: Optional[str]) -> list[_Group]:
 def _timeline_metric(side: _Side, name: str, kernel: Optional[str]) -> _Value:
     if side.tres is None or side.tl is None:
         return _Value(None, f"{name}: no timeline on this side")
-    s, tl = side.tres.summary, side.tl
-    src = f"timeline summary ({s.source})"
-    lo, hi = side.tres.window
-    cp = tl.copies
-    cpw = cp[(cp["start_ns"] < hi) & (cp["end_ns"] > lo)] if len(cp) else cp
-    host = cpw[cpw["kind"].isin(["HtoD", "DtoH"])] if len(cpw) else cpw
-    simple = {
-        "gpu_busy_fraction": s.busy_fraction,
-        "copy_fraction": s.copy_ns / s.window_ns if s.window_ns else None,
-        "startup_ns": s.startup_ns,
-        "steady_step_median_ns": s.step_ns_median,
-        "first_step_ns": side.tres.step_ns[0] if side.tres.step_ns else None,
-        "kernel_ns_per_idle_ns": s.kernel_ns / max(s.idle_ns, 1.0),
-        "idle_ns": s.idle_ns,
-        "busy_ns": s.busy_ns,
-        "kernel_count": float(s.kernel_count),
-    }
-    if name in simple:
-        v = simple[name]
-        return _Value(None if v is None else float(v), src if v is not None else f"timeline.{name}: no step ranges")
-    m = re.fullmatch(r"idle_(\w+)_ns", name)
-    if m:
-        if not s.idle_by_cause:
-            return _Value(0.0 if s.idle_ns <= 0 else None, src)
-        return _Value(float(s.idle_by_cause.get(m.group(1), 0.0)), src)
-    if name == "host_copy_bandwidth":
-        if len(host) == 0:
-            return _Value(None, "timeline.host_copy_bandwidth: no host<->device copies in the steady window")
-        return _Value(copy_bandwidth(host)[1], f"copies in the steady window ({s.source})")
-    if name == "pageable_copy_bytes":
-        if len(host) == 0:
-            return _Value(0.0, src)
-        pg = host[(host["src"] == "pageable") | (host["dst"] == "pageable")]
-        return _Value(float(pg["bytes"].sum()), f"copies in the steady window ({s.source})")
-    if name == "sync_calls":
-        api = tl.api
-        return _Value(float(blocking_calls(api).sum()) if len(api) else None, f"API calls ({s.source})")
-    if name == "kernel_median_ns":
-        k = tl.kernels
-        return _Value(float((k["end_ns"] - k["start_ns"]).median()) if len(k) else None, f"kernels ({s.source})")
-    if name in ("kernel_share", "grid_blocks"):
+    if name in ("timeline.kernel_share", "timeline.grid_blocks"):  # one kernel: the groups verify paired
         gs = _kernel_groups(side, kernel)
         if not gs:
-            return _Value(None, f"timeline.{name}: kernel {kernel!r} not in the timeline")
-        if name == "kernel_share":
+            return _Value(None, f"{name}: kernel {kernel!r} not in the timeline")
+        src = f"kernels ({side.tres.summary.source})"
+        if name == "timeline.kernel_share":
             total = sum(float(g.durations.sum()) for g in side.groups) or 1.0
-            return _Value(sum(float(g.durations.sum()) for g in gs) / total, f"kernels ({s.source})")
+            return _Value(sum(float(g.durations.sum()) for g in gs) / total, src)
         cfg = gs[0].cfg
-        return _Value(float(cfg[0] * cfg[1] * cfg[2]) if cfg else None, f"launch configuration ({s.source})")
-    return _Value(None, f"timeline.{name} is not a metric verify knows")
+        return _Value(float(cfg[0] * cfg[1] * cfg[2]) if cfg else None, f"launch configuration ({src})")
+    view = metrics.TimelineView(side.tres.summary, side.tl, side.tres.window, list(side.tres.step_ns or []))
+    return _Value(*metrics.timeline_value(name, view))
 
 
 def _derived_fallback(side: _Side, name: str, kernel: Optional[str]) -> _Value:
@@ -480,24 +441,14 @@ def _derived_fallback(side: _Side, name: str, kernel: Optional[str]) -> _Value:
         if r is not None:
             by_key.setdefault(norm_key(p.name), []).append(r)
     if not by_key:
-        return _Value(None, f"derived.{name}: no kernel profile (ncu report) on this side")
-    src = "rooflines of the profiled kernels (ncu)"
-    if name.startswith("streaming_"):
-        # One value per kernel (median over its profiled launches), summed over kernels.
-        field_ = {"streaming_dram_bytes": "dram_bytes", "streaming_duration_ns": "duration_ns"}.get(name)
-        if name == "streaming_kernels":
-            return _Value(float(len(by_key)), src)
-        if field_ is None:
-            return _Value(None, f"derived.{name} is not a metric verify knows")
-        return _Value(float(sum(np.median([getattr(r, field_) for r in rs]) for rs in by_key.values())),
-                      src + ", all kernels")
-    if name in ("roofline_gap", "roofline_floor_ns"):
-        rs = [r for k, v in by_key.items() for r in v if kernel and (k == norm_key(kernel) or base_name(k) == base_name(kernel))]
-        if not rs:
-            return _Value(None, f"derived.{name}: kernel {kernel!r} has no roofline on this side")
-        attr = "stated_gap" if name == "roofline_gap" else "stated_floor_ns"  # what the answers state
-        return _Value(float(np.median([getattr(r, attr) for r in rs])), src)
-    return _Value(None, f"derived.{name} not reported on this side")
+        return _Value(None, f"{name}: no kernel profile (ncu report) on this side")
+    if name.startswith("derived.roofline_"):  # one kernel's
+        by_key = {k: v for k, v in by_key.items() if kernel and (k == norm_key(kernel) or base_name(k) == base_name(kernel))}
+        if not by_key:
+            return _Value(None, f"{name}: kernel {kernel!r} has no roofline on this side")
+    v = metrics.roofline_value(name, list(by_key.values()))
+    src = "rooflines of the profiled kernels (ncu)" + (", all kernels" if name.startswith("derived.streaming_") else "")
+    return _Value(v, src if v is not None else f"{name} not reported on this side")
 
 
 def _ncu_metric(side: _Side, name: str, kernel: Optional[str]) -> _Value:
@@ -523,12 +474,12 @@ def _ncu_metric(side: _Side, name: str, kernel: Optional[str]) -> _Value:
 def _term(side: _Side, term: str, kernel: Optional[str]) -> _Value:
     term = term.strip()
     if term.startswith("timeline."):
-        return _timeline_metric(side, term[len("timeline."):], kernel)
+        return _timeline_metric(side, term, kernel)
     ev = _evidence(side, term, kernel) if term.startswith(("derived.", "sass.")) else None
     if ev is not None:
         return _Value(float(ev.value), f"evidence of the diagnosis ({ev.artifact})")
     if term.startswith("derived."):
-        return _derived_fallback(side, term[len("derived."):], kernel)
+        return _derived_fallback(side, term, kernel)
     if term.startswith("sass."):
         return _Value(None, f"{term} not reported on this side")
     if not re.fullmatch(r"[A-Za-z0-9_.]+", term):
@@ -537,23 +488,10 @@ def _term(side: _Side, term: str, kernel: Optional[str]) -> _Value:
 
 
 def evaluate_metric(side: _Side, metric: str, kernel: Optional[str]) -> _Value:
-    """A metric expression (`a`, `a+b`, `a/b`, `a+b/c+d`) on one side."""
-    parts = metric.split("/")
-    if len(parts) > 2:
-        return _Value(None, f"{metric!r}: cannot read a metric with more than one '/'")
-    vals = []
-    for part in parts:
-        terms = [_term(side, t, kernel) for t in part.split("+")]
-        bad = next((t for t in terms if t.value is None), None)
-        if bad is not None:
-            return _Value(None, bad.source)
-        reps = terms[0].repeats if len(terms) == 1 and len(parts) == 1 else None
-        vals.append(_Value(float(sum(t.value for t in terms)), terms[0].source, repeats=reps))
-    if len(vals) == 1:
-        return vals[0]
-    if not vals[1].value:
-        return _Value(None, f"{metric}: denominator is zero on this side")
-    return _Value(vals[0].value / vals[1].value, vals[0].source)
+    """A metric expression (`a`, `a+b`, `a/b`, `a+b/c+d`, metrics.evaluate) on one side."""
+    if not re.search(r"[+/]", metric):
+        return _term(side, metric, kernel)  # keeps the per-launch repeats of a single duration
+    return _Value(*metrics.evaluate(metric, lambda t: (lambda v: (v.value, v.source))(_term(side, t, kernel))))
 
 
 def metric_unit(side: _Side, metric: str, kernel: Optional[str]) -> str:
@@ -562,6 +500,8 @@ def metric_unit(side: _Side, metric: str, kernel: Optional[str]) -> str:
         for e in f.evidence:
             if e.metric == metric and e.unit:
                 return e.unit
+    if metrics.unit(metric):
+        return metrics.unit(metric)
     if metric.endswith("_ns") or metric.endswith("duration.sum"):
         return "ns"
     for p in _kernel_profiles(side, kernel):

@@ -13,6 +13,7 @@ import numpy as np
 from . import intervals as iv
 from ..artifacts.tables import Timeline
 from ..answer import Evidence, Finding, Fix, TimelineSummary
+from ..catalog import CATALOG
 from .idle import MODULE_LOAD, blocking_calls, call_spans, module_load_calls
 from .ranks import COLLECTIVE
 from .steady import Repeat, gpu_ops
@@ -167,7 +168,7 @@ def onetime_finding(src: str, summary: TimelineSummary, rep: Optional[Repeat], o
         bottleneck=bottleneck, evidence=ev,
         explanation=("This is paid once per process, while the GPU idles or does set-up work; it is real wall time "
                      "but says nothing about the speed of the repeated work, which is judged on its own window."),
-        fix=Fix(change=f"Keep it out of measurements and pay it once: {ONETIME_ADVICE[top]}.",
+        fix=Fix(change=CATALOG["startup_dominated"].fix_text("onetime", advice=ONETIME_ADVICE[top]),
                 metric=f"timeline.onetime_{top}_ns", direction="decrease",
                 expected=f"up to {top_ns / 1e6:.1f} ms less wall time per process run", current_value=top_ns),
         confidence=0.8 if rep is not None or only else 0.6,

@@ -23,6 +23,7 @@ import pandas as pd
 from . import intervals as iv
 from ..artifacts.tables import Artifacts
 from ..answer import Evidence, Finding, Fix, RankRow
+from ..catalog import CATALOG
 from ..display import duration
 from ..telemetry import POWER_REASONS, THERMAL_REASONS
 
@@ -225,8 +226,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
                         evidence=ev + [Evidence(metric="multirank.collective_ns_per_step", value=float(np.min(med_wait)),
                                                 unit="ns", artifact=src, meaning="shortest per-rank collective time per step")],
                         explanation="All ranks arrive together and still wait: the transfer itself is the cost.",
-                        fix=Fix(change="Overlap communication with compute (bucketed/async all-reduce), compress or "
-                                       "shrink gradients, or use a faster interconnect path.",
+                        fix=Fix(change=CATALOG["comms_wait"].fix_text(),
                                 metric="multirank.collective_ns_per_step", direction="decrease",
                                 expected="proportional to bytes moved or overlap achieved"), confidence=0.6)
             return f, rows, None, None
@@ -262,8 +262,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
                                                 artifact=src, meaning=f"rank {straggler}'s SM clock, throttle: {', '.join(reasons)}")],
             explanation=("The same work on a slower-clocked GPU takes longer; the clock deficit accounts for the "
                          "extra compute time, and the all-reduce makes every rank wait for the slowest."),
-            fix=Fix(change=f"Check rank {straggler}'s GPU cooling/power (nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER); "
-                           "move the job off that GPU or fix its power/thermal limits.",
+            fix=Fix(change=CATALOG["thermal_throttle"].fix_text(rank=straggler),
                     metric="telemetry.sm_clock_mhz_median", direction="increase",
                     expected=f"to the others' {statistics.median(clocks_o):.0f} MHz; step time down by ~{spread / 1e6:.1f} ms"),
             confidence=0.75)
@@ -283,8 +282,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
                                                 f"per step against {comp_o / 1e6:.2f} ms on the others")],
             explanation=("Work is unevenly split: the straggler's kernels take longer every step, and a collective "
                          "completes only when the last rank arrives, so the fast ranks idle inside it." + clock_note),
-            fix=Fix(change="Rebalance the work across ranks (even shards/sequence lengths/batch per rank, balanced "
-                           "pipeline stages), then re-measure per-rank compute time.",
+            fix=Fix(change=CATALOG["rank_imbalance"].fix_text(),
                     metric="multirank.collective_enter_lag_ns", direction="decrease",
                     expected=f"from {spread / 1e6:.1f} ms toward 0; step time down by up to {spread / 1e6:.1f} ms",
                     current_value=spread, target_value=0.0),
@@ -301,8 +299,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
             explanation=("Its GPU work is no longer than the others', so the delay is on the host side: the rank's "
                          "process launches its work late (data loading, CPU contention, Python work), its GPU idles "
                          "first, and every other rank then waits inside the collective."),
-            fix=Fix(change=f"Profile rank {straggler}'s host side (nsys with CPU sampling, py-spy): find the work "
-                           "before each step's launches and overlap or remove it; check CPU affinity and contention.",
+            fix=Fix(change=CATALOG["rank_imbalance"].fix_text("host", rank=straggler),
                     metric="multirank.collective_enter_lag_ns", direction="decrease",
                     expected=f"from {spread / 1e6:.1f} ms toward 0", current_value=spread, target_value=0.0),
             confidence=0.75)

@@ -9,6 +9,8 @@ import pandas as pd
 
 from ..answer import Evidence, Finding, Fix, TimelineSummary
 from ..display import bandwidth, duration, size
+from ..catalog import CATALOG
+from ..metrics import copy_bandwidth, pageable
 from .idle import blocking_calls
 
 # Pageable copies count as the mechanism when they carry at least this share of bytes.
@@ -33,7 +35,7 @@ def startup_finding(src: str, step_ns: list[float], summary: TimelineSummary) ->
         explanation=("The first step pays for work done once (building and uploading weights, library handles, "
                      "allocator growth, compilation); with so few steady steps it outweighs everything the "
                      "kernels do, so the number measures start-up, not the model."),
-        fix=Fix(change="Build, upload and warm up before timing; time many steady-state steps and report their median.",
+        fix=Fix(change=CATALOG["startup_dominated"].fix_text(),
                 metric="timeline.first_step_ns / steady step median", direction="decrease",
                 expected=f"the measured time drops toward {duration(med)} per step once warm-up is excluded",
                 current_value=first, target_value=med),
@@ -41,23 +43,11 @@ def startup_finding(src: str, step_ns: list[float], summary: TimelineSummary) ->
     )
 
 
-
-def copy_bandwidth(copies: pd.DataFrame) -> tuple[float, float]:
-    """(bytes, byte/s) of a set of copies: their bytes over their own summed durations (0 when empty)."""
-    if len(copies) == 0:
-        return 0.0, 0.0
-    dur = float((copies["end_ns"] - copies["start_ns"]).sum())
-    total = float(copies["bytes"].sum())
-    return total, (total / (dur / 1e9) if dur > 0 else 0.0)
-
-
-
 def transfer_finding(src: str, cpw: pd.DataFrame, copy_ns: float, window: float, ev_busy: Evidence) -> Finding:
     host_side = cpw[cpw["kind"].isin(["HtoD", "DtoH"])]
     rows = host_side if len(host_side) else cpw  # bytes and time from the same copies
     total_bytes, bw = copy_bandwidth(rows)
-    pageable = host_side[(host_side["src"] == "pageable") | (host_side["dst"] == "pageable")]
-    pageable_bytes = float(pageable["bytes"].sum())
+    pageable_bytes = float(pageable(host_side)["bytes"].sum())
     ev_copy = Evidence(metric="timeline.copy_fraction", value=round(copy_ns / window, 4), unit="ratio", artifact=src,
                        meaning=f"copies occupy {copy_ns / 1e6:.2f} ms of the {window / 1e6:.2f} ms window")
     ev_bw = Evidence(metric="timeline.host_copy_bandwidth", value=bw, unit="byte/s", artifact=src,
@@ -73,9 +63,7 @@ def transfer_finding(src: str, cpw: pd.DataFrame, copy_ns: float, window: float,
             explanation=("Pageable host memory cannot be read by the copy engines directly: the driver stages every "
                          "copy through a small pinned bounce buffer with the CPU doing a memcpy, so the transfer "
                          "runs at CPU-copy speed, is synchronous with the host, and cannot overlap kernels."),
-            fix=Fix(change=("Allocate the host buffers pinned (cudaMallocHost / cudaHostAlloc, or "
-                            "tensor.pin_memory() and .to(device, non_blocking=True); DataLoader(pin_memory=True)), "
-                            "and keep data resident on the GPU where possible."),
+            fix=Fix(change=CATALOG["pageable_transfer"].fix_text(),
                     metric="timeline.host_copy_bandwidth", direction="increase",
                     expected="several-fold: pinned copies run near link bandwidth (tens of GB/s)", current_value=bw),
             confidence=0.9,
@@ -87,14 +75,12 @@ def transfer_finding(src: str, cpw: pd.DataFrame, copy_ns: float, window: float,
         evidence=[ev_copy, ev_bw, ev_busy],
         explanation=("The copies already run from pinned memory near link bandwidth; the cost is the volume itself "
                      "and that the copies do not overlap computation."),
-        fix=Fix(change=("Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap "
-                        "the remaining copies with compute on a separate stream (double buffering)."),
+        fix=Fix(change=CATALOG["transfer_volume"].fix_text(),
                 metric="timeline.copy_fraction", direction="decrease",
                 expected="proportional to the bytes no longer moved, or hidden behind kernels when overlapped",
                 current_value=copy_ns / window),
         confidence=0.75,
     )
-
 
 
 def host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
@@ -118,9 +104,7 @@ def host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
             explanation=("Each launch costs several microseconds of host time (framework dispatch plus the CUDA "
                          "launch call) while the kernel itself runs for about as long or less, so the queue runs dry "
                          "and the GPU waits between kernels. Kernel speed is irrelevant here."),
-            fix=Fix(change=("Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or "
-                            "one hand-written kernel), batch small tensors together, or capture the sequence in a "
-                            "CUDA graph."),
+            fix=Fix(change=CATALOG["launch_overhead"].fix_text(),
                     metric="timeline.gpu_busy_fraction", direction="increase",
                     expected=f"from {idle and (1 - idle / window):.0%} toward 90%+, with far fewer kernels per step",
                     current_value=1 - idle / window, target_value=0.9),
@@ -140,9 +124,7 @@ def host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
             explanation=("Device allocation is slow host work (page mapping), and cudaFree waits for the GPU to finish "
                          "before releasing memory: allocating and freeing around every launch drains the queue and "
                          "leaves the GPU waiting for the host's allocator, not for any computation."),
-            fix=Fix(change=("Allocate the buffers once outside the loop and reuse them (or use a caching or "
-                            "stream-ordered allocator: cudaMallocAsync/cudaFreeAsync with a memory pool, PyTorch's "
-                            "caching allocator)."),
+            fix=Fix(change=CATALOG["allocator_churn"].fix_text(),
                     metric="timeline.idle_allocator_ns", direction="decrease",
                     expected=f"most of the {cause_ns / 1e6:.2f} ms of allocator-bound idle time disappears; GPU busy rises",
                     current_value=cause_ns),
@@ -161,9 +143,7 @@ def host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
                          "tensor.item()/.cpu()/print of a GPU value) drains the queue: the host waits for the GPU, "
                          "then the GPU waits while the host runs its bookkeeping and issues the next work. Host and "
                          "GPU time add up instead of overlapping."),
-            fix=Fix(change=("Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags "
-                            "in a device tensor), read them back every N steps or asynchronously (non_blocking copy "
-                            "into pinned memory plus an event), and only synchronize where the host truly needs the value."),
+            fix=Fix(change=CATALOG["host_sync"].fix_text(),
                     metric="timeline.idle_host_sync_ns", direction="decrease",
                     expected=f"most of the {cause_ns / 1e6:.2f} ms of sync-drained idle time disappears; GPU busy rises",
                     current_value=cause_ns),
@@ -180,9 +160,7 @@ def host_finding(src, tl, causes, idle, window, ev_busy, summary) -> Finding:
         evidence=[ev_busy, ev_cause, ev_gap],
         explanation=("Between GPU steps the host runs its own code (data preparation, Python logic, CPU math) "
                      "for longer than the GPU work it feeds; nothing is queued meanwhile, so the GPU waits."),
-        fix=Fix(change=("Overlap or remove the host work: prepare the next batch ahead of time on another thread or "
-                        "process (DataLoader workers, a prefetch queue), move the preprocessing to the GPU, or cache "
-                        "its results."),
+        fix=Fix(change=CATALOG["host_work"].fix_text(),
                 metric="timeline.gpu_busy_fraction", direction="increase",
                 expected="toward the ratio of GPU work to step time once host work overlaps", current_value=1 - idle / window),
         confidence=0.8,
