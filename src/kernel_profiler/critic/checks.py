@@ -24,8 +24,9 @@ from ..signatures import Measured
 from .answer import Answer, NumberAudit
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain
-from .match import (Scope, answer_scope, candidates, close, kernel_mentions, match_derived, match_fact,
-                    sentence_concepts)
+from .concepts import unit_concepts
+from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_derived, match_fact,
+                    number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
@@ -85,8 +86,8 @@ def check_parts(c: Context) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- numbers
-def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], set[str]]]:
-    """(where, written-in, quantity, concepts, metric tokens, kernels in scope) for every number."""
+def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], set[str], Use]]:
+    """(where, written-in, quantity, concepts, metric tokens, kernels in scope, use) for every number."""
     out = []
     for where, text, extra in c.described():
         for s in sentences(text):
@@ -94,7 +95,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
             tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
             kernels = c.scope.allowed(s, c.facts)
             for q in quantities(s):
-                out.append((where, s, q, concepts, tokens, kernels))
+                out.append((where, s, q, concepts, tokens, kernels, number_use(s, q)))
     for e in c.answer.evidence:
         q = evidence_quantity(e.value, e.unit)
         if any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
@@ -105,7 +106,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         tokens = {e.metric} if e.metric else set()
         kernels = c.scope.allowed(f"{e.kernel or ''} {e.text}", c.facts) | ({k for k in c.facts.kernels
                                                                               if e.kernel and k in e.kernel.replace(' ', '')})
-        out.append(("evidence", e.metric or e.text[:60], q, concepts, tokens, kernels))
+        out.append(("evidence", e.metric or e.text[:60], q, concepts, tokens, kernels, Use()))
     return out
 
 
@@ -130,18 +131,28 @@ def _named_evidence(c: Context) -> list[str]:
 def check_numbers(c: Context) -> list[str]:
     named = _named_evidence(c)
     items = _items(c)
-    matched: list[Optional[Fact]] = [match_fact(q, cs, toks, ks, c.facts) for _, _, q, cs, toks, ks in items]
+    matched: list[Optional[Fact]] = [match_fact(q, cs, toks, ks, c.facts, use) for _, _, q, cs, toks, ks, use in items]
     cited = [f for f in matched if f is not None]
-    for _, _, _, _, toks, ks in items:
+    for _, _, _, _, toks, ks, _ in items:
         cited += [f for t in toks for f in c.facts.named(t) if f.kernel is None or f.kernel in ks]
+    derived: dict[int, tuple[str, list[str]]] = {}
+    ops: list[Operand] = []
+    for _ in range(2):  # a number derived in one place is a cited value elsewhere (one level of chaining)
+        for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
+            if f is not None or i in derived:
+                continue
+            d = match_derived(q, cs, cited, use, [o for o in ops if o.name != q.written])
+            if d is not None:
+                derived[i] = d
+                ops.append(Operand(q.written, abs(q.value) / (100.0 if q.family == "pct" else 1.0),
+                                   cs | unit_concepts(q.unit), "ratio" if q.family == "pct" else q.family))
     out = list(named)
-    for (where, s, q, cs, toks, ks), f in zip(items, matched):
+    for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
         if f is not None:
             c.audit.append(NumberAudit(written=q.written, where=where, fact=f.describe(), derivation=f.derivation))
             continue
-        d = match_derived(q, cs, cited)
-        if d is not None:
-            c.audit.append(NumberAudit(written=q.written, where=where, derivation=d[0], operands=d[1]))
+        if i in derived:
+            c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
             continue
         c.audit.append(NumberAudit(written=q.written, where=where))
         described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
@@ -329,7 +340,12 @@ def check_replay_time(c: Context) -> list[str]:
                 if q.family != "time":
                     continue
                 is_ncu = any(close(d, q.value, q.tol) for d in f.ncu_durations)
-                is_prog = any(close(p, q.value, q.tol) for p in f.program_times)
+                # a value closer to a kernel's timeline statistic (its median launch) than to any ncu duration was
+                # read from the timeline
+                off_ncu = min(abs(d - q.value) for d in f.ncu_durations)
+                is_prog = any(close(p, q.value, q.tol) for p in f.program_times) or any(
+                    x.metric.startswith("timeline.kernel_") and abs(x.value - q.value) < off_ncu
+                    for x in f.near("time", q.value, q.tol))
                 if is_ncu and not is_prog:
                     ref = (f" (the timeline's step median is {min(f.program_times, key=lambda p: abs(p - q.value)) / 1e6:.4g} ms)"
                            if f.program_times else "")

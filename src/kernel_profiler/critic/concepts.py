@@ -124,8 +124,8 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"scoreboard|memory latency|waiting on (memory|loads)", "scoreboard"), (r"\bMIO\b|mio", "mio"),
     (r"barrier|__syncthreads", "barrier"),
     (r"atomic|\bATOM\b|\bRED\b", "atomic"),
-    (r"\bbusy\b|utili[sz]|\bactive\b|occupied|\bworking\b|kernel time", "busy"),
-    (r"\bidle\b|\bempty\b|\bwaits?\b|\bgaps?\b|starv", "idle"),
+    (r"\bbusy\b|utili[sz]|\bactive\b|occupied|\bworking\b|kernel time|GPU time", "busy"),
+    (r"\bidl(e|es|ed|ing)\b|\bempty\b|\bwaits?\b|\bgaps?\b|starv", "idle"),
     (r"synchroni|\bsync\b|\.item\(|blocking", "sync"),
     (r"host work|CPU work|python|host[- ]side|bookkeeping", "host_work"),
     (r"allocat|cudaMalloc|cudaFree|\bmalloc", "allocator"),
@@ -171,13 +171,25 @@ def _concepts(table: list[tuple[re.Pattern, frozenset[str]]], s: str) -> frozens
     return frozenset(out)
 
 
+_API_FACT = re.compile(r"^api\.(\w+)\.(calls|\w+_ns)$")
+# CUDA runtime/driver API functions named in prose (`cudaLaunchKernel`, `cuLaunchKernel_v2`, `cudaMemcpyAsync`)
+API_NAME = re.compile(r"\b(cu(?:da)?[A-Z]\w*?)(?:_v\d+)?\b")
+
+
+def api_concept(name: str) -> str:
+    return "api:" + name.lower()
+
+
 @lru_cache(maxsize=65536)
 def metric_concepts(metric: str) -> frozenset[str]:
+    m = _API_FACT.match(metric)
+    if m:  # one API function's statistics: host time per call, or the number of calls
+        return frozenset({api_concept(m.group(1)), "api", "duration" if m.group(2) != "calls" else "launches"})
     return _concepts(METRIC_CONCEPTS, metric)
 
 
 def text_concepts(text: str) -> frozenset[str]:
-    return _concepts(TEXT_CONCEPTS, text)
+    return _concepts(TEXT_CONCEPTS, text) | {api_concept(n) for n in API_NAME.findall(text or "")}
 
 
 @lru_cache(maxsize=4096)

@@ -10,6 +10,7 @@ derivation that produced them (`Fact.derivation`); nothing is taken from the eng
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -334,6 +335,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("timeline.allocator_calls", len(allocs), "count", src, None, "cudaMalloc/cudaFree-type calls")
             f.add("timeline.allocator_ns", float((allocs["end_ns"] - allocs["start_ns"]).sum()), "time", src, None,
                   "host time in allocator calls")
+    _api_facts(f, tl)
     cp = tl.copies
     if len(cp):
         cd = cp["end_ns"] - cp["start_ns"]
@@ -381,6 +383,28 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         f.add("timeline.first_step_ratio", step_ns[0] / float(np.median(step_ns[1:])), "ratio", src, None,
               "first step / median of later steps")
         f.program_times += [step_ns[0], float(np.median(step_ns[1:]))]
+
+
+def api_base(name: str) -> str:
+    """`cudaLaunchKernel_v7000` -> `cudaLaunchKernel` (nsys suffixes runtime API names with their version)."""
+    return re.sub(r"_v\d+$", "", name or "").strip()
+
+
+def _api_facts(f: Facts, tl) -> None:
+    """Statistics of each CUDA runtime/driver API function over the capture (CUPTI runtime/driver activity):
+    `api.<function>.<stat>`; such a fact matches only a sentence that names the function (concept api:<name>)."""
+    api = tl.api
+    if not len(api) or "name" not in api:
+        return
+    dur = (api["end_ns"] - api["start_ns"]).astype(float)
+    for name, grp in dur.groupby(api["name"].fillna("").map(api_base)):
+        if not name:
+            continue
+        src = tl.source
+        f.add(f"api.{name}.calls", len(grp), "count", src, None, "calls in the capture (CUPTI API activity)")
+        for stat, v in (("mean", grp.mean()), ("median", grp.median()), ("total", grp.sum()), ("min", grp.min()),
+                        ("max", grp.max())):
+            f.add(f"api.{name}.{stat}_ns", float(v), "time", src, None, f"{stat} host time per call (CUPTI API activity)")
 
 
 def _rank_facts(f: Facts, d: Diagnosis) -> None:

@@ -55,7 +55,7 @@ _CAUSAL = re.compile(r"\b(because|since|so that|so|causes?|caused|due to|therefo
                      r"cannot|instead|hence|drains?|starv\w+|bound by|limited by|limits?|saturat\w+|queue\w*|costs?|overlap\w*|comes? from|explains?|dominat\w+|"
                      r"add up|block\w*|pays?|spends?|so no|only)\b", re.I)
 _GAP = re.compile(r"roofline|floor|\bgap\b|peak|ceiling|speed[- ]of[- ]light|\bSOL\b|TB/s|GB/s|FLOP/s|"
-                  r"% of (the )?(peak|ceiling|hardware|bandwidth)|\bidle\b|\bbusy\b|\bwaits?\b|overlap|"
+                  r"% of (the )?(peak|ceiling|hardware|bandwidth)|\bidl(e|es|ed|ing)\b|\bbusy\b|\bwaits?\b|overlap|"
                   r"\d(\.\d+)?\s?x\b|times (slower|faster|the|longer|more)|bandwidth|throughput|done once|one-time|"
                   r"start-?up|copy time|fraction of", re.I)
 
@@ -226,6 +226,10 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     direction = None
     sents = sentences(plain)
     focus = [s for s in sents if m and m.group(0) in s] + sents
+    if m:  # the clause that follows the metric, up to the next metric it names, speaks of that metric
+        after = plain[m.end():]
+        nxt = [x.start() for x in (METRIC_TOKEN.search(after), _NAMED_METRIC.search(after), re.search(r"[.;](\s|$)", after)) if x]
+        focus = [after[:min(nxt)] if nxt else after] + focus
     for s in focus:
         ft = re.search(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", s, re.I)
         if ft and float(ft.group(1)) != float(ft.group(2)):

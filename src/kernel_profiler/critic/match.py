@@ -8,9 +8,14 @@ A number matches a fact only when
     evidence line (`concepts.py`); a count noun written after the number ("132 blocks") must itself
     describe the fact; a device or datasheet ceiling matches only where the sentence speaks of a
     peak/ceiling, and of the math path it names.
-Numbers that match no fact may still be derived (`DERIVATIONS`): the ratio or difference of two
-cited facts, a per-launch/per-step division, or a fact against an architecture constant with the same
-meaning (32 threads per warp, 32-byte sectors, ...). Every match records which fact or derivation it used.
+Numbers that match no fact may still be derived (`derivations`): the ratio, product or difference of
+two cited values, a per-launch/per-step division, the time a cited amount takes at a cited rate or
+ceiling (bytes / bandwidth, FLOPs / FLOP rate), the complement of a cited share, the events per second
+of a cited time, or a cited value against an architecture constant of the declared table (`CONSTANTS`:
+32 lanes per warp, 32 banks of 4 bytes, 32-byte sectors, ...). A number derived in one sentence is a
+cited value for the next. A ceiling (datasheet or peak-sustained rate) matches only a number used as
+a reference ("of 4.81 TB/s", "at 4.81 TB/s", "peak"), never one presented as achieved ("achieves 989
+TFLOP/s"). Every match records which fact or derivation it used.
 """
 from __future__ import annotations
 
@@ -24,18 +29,43 @@ from .facts import REL_TOL, Fact, Facts
 from .numbers import METRIC_TOKEN, Quantity
 
 PATHS = frozenset({"fp32", "tf32", "bf16", "fp16", "fp8", "fp64"})
-# Architecture constants an answer may quote, with what they mean.
+# Architecture constants an answer may quote (all NVIDIA GPUs since Volta), with what they mean: a number
+# equal to one, or a cited value multiplied/divided by one, is accepted where its sentence speaks of that thing.
 CONSTANTS: list[tuple[float, frozenset[str], str]] = [
     (32.0, frozenset("divergence block bank_conflict bytes_per_sector wavefronts sectors_per_request".split()),
      "warp size / bank count / sector bytes"),
-    (4.0, frozenset("sectors_per_request bytes".split()), "sectors per request of coalesced 4-byte loads"),
+    (4.0, frozenset("sectors_per_request bytes bank_conflict".split()), "4-byte word: bank width; sectors per request of coalesced 4-byte loads"),
     (1.0, frozenset("wavefronts bank_conflict sectors_per_request".split()), "one wavefront (conflict-free)"),
-    (128.0, frozenset("bytes requests bytes_per_sector sectors_per_request".split()), "bytes per warp request"),
+    (128.0, frozenset("bytes requests bytes_per_sector sectors_per_request bank_conflict".split()),
+     "bytes per warp request of 4-byte words = one row of 32 banks x 4 bytes = one cache line"),
+    (16.0, frozenset("bank_conflict wavefronts".split()), "bytes per lane of a 128-bit (LDS.128/float4) access"),
     (100.0, frozenset("peak share busy sol occupancy".split()), "100%"),
 ]
 _STRICT_UNIT = re.compile(r"^[A-Za-z]")  # count nouns (not %, x, byte or time units) must describe the fact
 _BYTE_OR_TIME = re.compile(r"^(?:[kKMGT]i?)?(?:B|bytes?)(?:/s)?$|^(ns|us|µs|μs|ms|s|sec|seconds?|[a-z]+seconds)$|"
                            r"FLOP|Hz$", re.I)
+
+
+@dataclass(frozen=True)
+class Use:
+    """How a number is used in its sentence."""
+
+    achieved: bool = False  # presented as what the program achieves ("achieves 989 TFLOP/s")
+    reference: bool = False  # the reference of a comparison or a rate ("of 4.81 TB/s", "at 4.81 TB/s", "vs ...")
+
+
+_ACHIEVED = re.compile(r"\b(achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?)\s+"
+                       r"(?:(?:only|about|roughly|nearly|almost|a|full|the|~)\s*)*$", re.I)
+_REFERENCE = re.compile(r"(?:\bof|\bvs\.?|\bversus|\bagainst|\bat|/|\bout of|\bthan)\s+"
+                        r"(?:(?:its|the|a|an|about|roughly|only|~|nominal|device|DRAM|HBM|memory|dense|[\w-]+\s+ceiling of)\s*)*$",
+                        re.I)
+
+
+def number_use(sentence: str, q: Quantity) -> Use:
+    """Whether the number is presented as achieved, or as the reference it is compared with."""
+    before = (sentence or "")[:q.start][-60:]
+    before = re.split(r"[,;:()]|\d", before)[-1]
+    return Use(achieved=bool(_ACHIEVED.search(before)), reference=bool(_REFERENCE.search(before)))
 
 
 @dataclass
@@ -135,56 +165,130 @@ def _unit_fits(f: Fact, q: Quantity) -> bool:
     return not (uc and _STRICT_UNIT.match(q.unit or "") and not _BYTE_OR_TIME.search(q.unit or "")) or bool(f.concepts & uc)
 
 
-def _describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str]) -> bool:
-    if f.metric in tokens:
+# Concepts that single out one thing among its kind: a fact carrying one matches only a sentence naming it
+# (a spill-byte count is not a stack size; one API call's statistics are not another's).
+QUALIFIERS = frozenset({"stack", "spill"})
+
+
+def _qualified(f: Fact, concepts: frozenset[str]) -> bool:
+    need = {c for c in f.concepts if c in QUALIFIERS or c.startswith("api:")}
+    return need <= concepts
+
+
+def _bytes_fit(f: Fact, q: Quantity) -> bool:
+    """A number written in bytes matches a byte count, never a count of something else (255 registers)."""
+    return q.family != "bytes" or f.family == "bytes" or bool(f.concepts & {"bytes", "dram_bytes", "shared_mem", "local"})
+
+
+def ceiling_fits(f: Fact, concepts: frozenset[str], use: Use) -> bool:
+    """A ceiling is quoted as a reference or a peak, never as what the program achieves."""
+    if not _is_ceiling(f):
         return True
-    uc = unit_concepts(q.unit)
-    if not _unit_fits(f, q):
+    if use.achieved:
         return False
-    if _is_ceiling(f):
-        named = concepts & PATHS if f.family == "flop_rate" else frozenset()
-        if "peak" not in concepts or (named and not (f.concepts & named)):
-            return False
+    named = concepts & PATHS if f.family == "flop_rate" else frozenset()
+    return ("peak" in concepts or use.reference) and not (named and not (f.concepts & named))
+
+
+def _describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str], use: Use = Use()) -> bool:
+    if f.metric in tokens:
+        return not use.achieved or not _is_ceiling(f)
+    uc = unit_concepts(q.unit)
+    if not _unit_fits(f, q) or not _bytes_fit(f, q) or not _qualified(f, concepts):
+        return False
+    if not ceiling_fits(f, concepts, use):
+        return False
     return bool(f.concepts & (concepts | uc))
 
 
 def match_fact(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels: set[str],
-               facts: Facts) -> Optional[Fact]:
-    best = None
-    for fam, v, t in candidates(q):
+               facts: Facts, use: Use = Use()) -> Optional[Fact]:
+    best, rank = None, None
+    for i, (fam, v, t) in enumerate(candidates(q)):
         for f in facts.near(fam, v, t):
             if f.kernel is not None and f.kernel not in kernels:
                 continue
-            if not close(f.value, v, t) or not _describes(f, q, concepts, tokens):
+            if not close(f.value, v, t) or not _describes(f, q, concepts, tokens, use):
                 continue
-            if best is None or (best.derivation is not None and f.derivation is None):
-                best = f
+            # the closest fact wins (a value read as is before a derived one, the unit as written before its alternative)
+            r = (f.metric not in tokens, round(abs(f.value - v) / max(abs(v), 1e-30), 3), f.derivation is not None, i)
+            if rank is None or r < rank:
+                best, rank = f, r
     return best
 
 
-def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact]) -> Optional[tuple[str, list[str]]]:
+@dataclass(frozen=True)
+class Operand:
+    """A value a derivation may use: a cited fact, a number derived earlier in the answer, or a constant."""
+
+    name: str
+    value: float
+    concepts: frozenset
+    family: str
+    constant: bool = False
+    ceiling: bool = False
+
+    @classmethod
+    def of(cls, f: Fact) -> "Operand":
+        return cls(f.metric, f.value, f.concepts, f.family, ceiling=_is_ceiling(f))
+
+
+_RATE_OF = {"byte_rate": "bytes", "flop_rate": "count"}  # a rate and the amount it moves per second
+
+
+def derivations(concepts: frozenset[str], ops: list[Operand]) -> Iterable[tuple[str, float, str, list[str]]]:
+    """(family, value, derivation, operands) of every declared derivation of the operands the sentence speaks of."""
+    consts = [Operand(name, v, cs, "count", constant=True) for v, cs, name in CONSTANTS if cs & concepts]
+    usable = [o for o in ops if o.concepts & concepts] + consts
+    for a in usable:
+        for b in usable:
+            if a is b or not b.value or (a.constant and b.constant):
+                continue
+            same = a.family == b.family or a.constant or b.constant
+            if same:
+                r = a.value / b.value
+                yield "ratio", r, "ratio of two cited values", [a.name, b.name]
+                if r < 1:
+                    yield "ratio", 1 - r, "complement of a ratio of two cited values (1 - a/b)", [a.name, b.name]
+            if b.constant and a.family == "count":
+                yield "count", a.value * b.value, "cited value x architecture constant", [a.name, b.name]
+            if a.family in ("time", "bytes") and b.family == "count" and not b.constant and {"launches", "steps"} & b.concepts:
+                yield a.family, a.value / b.value, "per-launch/per-step division", [a.name, b.name]
+            if a.family == b.family and not a.constant and not b.constant and a.value > b.value:
+                yield a.family, a.value - b.value, "difference of two cited values", [a.name, b.name]
+            if b.family in _RATE_OF and a.family == _RATE_OF[b.family] and not a.constant and \
+                    (b.family == "byte_rate" or "flops" in a.concepts):
+                yield "time", a.value / b.value * 1e9, "time at a cited rate or ceiling (amount / rate)", [a.name, b.name]
+    for a in ops:
+        if a.family in ("pct", "ratio") and not a.ceiling:
+            full = 100.0 if a.family == "pct" else 1.0
+            if a.value <= full:
+                yield a.family, full - a.value, "complement of a cited share", [a.name]
+        if a.family == "time" and a.value > 0:
+            yield "count", 1e9 / a.value, "events per second of a cited time (1 / time)", [a.name]
+    for o in consts:
+        yield "count", o.value, "architecture constant", [o.name]
+
+
+def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use: Use = Use(),
+                  derived: Iterable[Operand] = ()) -> Optional[tuple[str, list[str]]]:
     """A declared derivation of cited facts (or of a fact and an architecture constant) that gives q."""
     want = concepts | unit_concepts(q.unit) | {"ratio"}
     for fam, v, t in candidates(q):
         for f in cited:
-            if f.family == fam and close(f.value, v, t) and _unit_fits(f, q):
+            if f.family == fam and close(f.value, v, t) and _unit_fits(f, q) and ceiling_fits(f, want, use) \
+                    and _qualified(f, want):
                 return "the same value cited elsewhere in the answer", [f.metric]
-    ops = [(f.metric, f.value, f.concepts, f.family, False) for f in cited]
-    ops += [(name, v, cs, "count", True) for v, cs, name in CONSTANTS if cs & concepts]
-    for fam, v, t in candidates(q):
-        for a_name, a, ac, afam, a_const in ops:
-            for b_name, b, bc, bfam, b_const in ops:
-                if a_name == b_name or not b or (a_const and b_const) or not (ac & want) or not (bc & want):
-                    continue  # both operands must be what the sentence speaks of
-                same = afam == bfam or a_const or b_const
-                if fam in ("ratio", "count", "pct") and same and close(a / b, v, t):
-                    return "ratio of two cited values", [a_name, b_name]
-                if fam in ("time", "bytes") and bfam == "count" and afam == fam and ({"launches", "steps"} & bc) \
-                        and close(a / b, v, t):
-                    return "per-launch/per-step division", [a_name, b_name]
-                if afam == bfam == fam and not a_const and not b_const and a > b and close(a - b, v, t):
-                    return "difference of two cited values", [a_name, b_name]
-    for val, cs, name in CONSTANTS:
-        if cs & concepts and any(close(val, v, t) for fam, v, t in candidates(q) if fam in ("count", "ratio", "pct")):
-            return "architecture constant", [name]
+    ops = [Operand.of(f) for f in cited] + list(derived)
+    cands = candidates(q)
+    for fam, val, how, operands in derivations(want, ops):
+        for cf, v, t in cands:
+            if _fam_fits(fam, cf, how) and close(val, v, t):
+                return how, operands
     return None
+
+
+def _fam_fits(derived_family: str, candidate_family: str, how: str) -> bool:
+    if derived_family in ("ratio", "count"):
+        return candidate_family in ("ratio", "count")
+    return derived_family == candidate_family

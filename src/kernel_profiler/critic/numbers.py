@@ -29,6 +29,9 @@ _UNIT = (r"(?P<unit>"
          rf"(?:{COUNT_NOUNS})(?:/\w+)?"
          r")(?![A-Za-z0-9])")
 QTY = re.compile(_NUM + r"(?:\s?-?\s?)" + _UNIT)
+# "2,097,152 global store sectors": a count noun after one or two qualifying words still says what is counted
+QTY_QUALIFIED = re.compile(_NUM + r"\s+(?:(?!of\b|per\b|in\b|at\b|and\b|or\b|to\b|the\b)[a-z][a-z-]*\s+){1,2}"
+                           rf"(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
 BARE = re.compile(_NUM + r"(?![\w])")
 _BACKTICK = re.compile(r"`[^`]*`")
 METRIC_TOKEN = re.compile(r"\b[a-z0-9]+__[\w.]+(?:\s*[/+]\s*[a-z0-9]+__[\w.]+)*|\b(?:timeline|derived|sass)\.(?!(?:txt|log|csv|json)\b)[\w.+/]+")
@@ -108,7 +111,13 @@ def scrub(text: str) -> str:
 
 def quantities(text: str) -> list[Quantity]:
     """Every number that carries a unit in `text`, with its position."""
-    return [to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()) for m in QTY.finditer(scrub(text))]
+    t = scrub(text)
+    out = [to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()) for m in QTY.finditer(t)]
+    taken = {q.start for q in out}
+    for m in QTY_QUALIFIED.finditer(t):
+        if m.start() not in taken and not any(q.start <= m.start() < q.end for q in out):
+            out.append(to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()))
+    return sorted(out, key=lambda q: q.start)
 
 
 def evidence_quantity(value: float, unit: Optional[str]) -> Quantity:
