@@ -4,7 +4,10 @@ written from GPU knowledge without reading the critic's code).
 Issue 10's goal is at most 5% false accepts and at most 10% false rejects. Measured on 2026-11-30: the critic
 before its rewrite had 13/44 false accepts (30%) and 24/29 false rejects (83%); the rewritten critic 3/44 (7%)
 and 24/29 (83%); after reading ratio evidence lines as prose and 'floor' as a ceiling's context, 3/44
-(7%) and 22/29 (76%). The goal is NOT met: this test is a ratchet that fails if either count gets worse, and
+(7%) and 22/29 (76%); after ceilings-as-references, API statistics as facts, declared derivations (product
+with an architecture constant, time at a rate, complement, chaining), the occupancy signature's issue-rate test
+and pageable copies contradicting 'transfer volume', 0/44 (0%) and 11/29 (38%). The false-reject goal is NOT
+met: this test is a ratchet that fails if either count gets worse, and
 prints every miss so the next change can be judged on it. Lower the bounds as the critic improves; never raise
 them, and never edit the set to suit the critic (tests/data/adversarial/README.md)."""
 from __future__ import annotations
@@ -15,8 +18,8 @@ from pathlib import Path
 from kernel_profiler.critic import AnswerFormatError, critique_text
 
 ROOT = Path(__file__).parent / "data" / "adversarial"
-MAX_FALSE_ACCEPTS = 3   # of 44 expected rejects
-MAX_FALSE_REJECTS = 22  # of 29 expected accepts
+MAX_FALSE_ACCEPTS = 0   # of 44 expected rejects
+MAX_FALSE_REJECTS = 11  # of 29 expected accepts
 
 
 def test_adversarial_set_false_accepts_and_rejects(captures):

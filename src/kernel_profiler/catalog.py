@@ -124,7 +124,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Allocate the host buffers pinned (cudaMallocHost / cudaHostAlloc, or tensor.pin_memory() and .to(device, "
        "non_blocking=True); DataLoader(pin_memory=True)), and keep data resident on the GPU where possible.",
        (r"bandwidth|copy_bandwidth", "increase"), (r"copy|transfer|pageable", "decrease")),
-    _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer",
+    _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer_volume",
        r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
        r"transfer[- ]bound|copies dominate",
        "Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap the remaining "
@@ -159,7 +159,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        ncu_rules=("RegisterSpilling", "LocalMemorySpilling"), sass=("LDL", "STL")),
     _e("low_parallelism", "latency", "too few blocks", "kernel", _M + "detect_low_parallelism", "sig_low_parallelism",
        r"too few blocks|parallelism|grid (is )?(too )?small|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
-       r"blocks? on an? \d+-SM|SMs (have nothing|sit idle|are idle)|partial wave|less than one wave",
+       r"blocks? on an? \d+-SM|block grid on an? \d+-SM|SMs (have nothing|have no work|get no block|sit idle|are idle)|"
+       r"partial wave|less than one wave",
        {"": "Launch at least one full wave, ideally several blocks per SM: grid >= {min_grid:.0f} (e.g. 2-8 x SM "
             "count with a grid-stride loop, or one block per tile of the data).",
         "timeline": "Launch at least {min_grid} blocks (several per SM), e.g. one block per tile of data.",
@@ -214,7 +215,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"inst_executed|instructions", "decrease")),
     _e("near_peak", "near_peak", "at its roofline", "kernel", _M + "detect_near_peak", "sig_near_peak",
        r"near[- ]peak|\bis done\b|at (its|the) roofline|close to (its|the) (roofline|peak|ceiling)|nothing (left )?to "
-       r"gain|leave (it|this kernel) alone|within \d+(\.\d+)?\s?% of (its|the) (roofline|floor|peak)",
+       r"(gain|fix)|leave (it|this kernel) alone|"
+       r"within (about |~)?\d+(\.\d+)?\s?% of (its|the) ([\w-]+ )?(roofline|floor|peak|ceiling)",
        "Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work itself (fuse "
        "neighbouring passes, use a lower-precision path where accuracy allows)."),
     # ------------------------------------------------------------------ several ranks

@@ -117,6 +117,9 @@ def sig_no_tensor_cores(x: Measured) -> tuple[str, str]:
     return ABSENT, f"the kernel is {why}"
 
 
+ISSUE_HIDES_LATENCY = 60.0  # % of active cycles with an instruction issued: above it, latency is not the limiter
+
+
 def sig_occupancy(x: Measured) -> tuple[str, str]:
     ach = x.m("sm__warps_active.avg.pct_of_peak_sustained_active")
     theo = x.m("sm__maximum_warps_per_active_cycle_pct")
@@ -128,7 +131,13 @@ def sig_occupancy(x: Measured) -> tuple[str, str]:
     limiter = min(limits, key=limits.get) if limits else "unknown"
     txt = f"achieved occupancy {ach or 0:.0f}%, theoretical {theo or 0:.0f}% (limiter: {limiter})"
     low = (ach if ach is not None else theo) <= 40.0
-    return (PRESENT if low and (theo is None or theo <= 50.0) else ABSENT), txt
+    if not (low and (theo is None or theo <= 50.0)):
+        return ABSENT, txt
+    issue = x.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
+    if issue is not None and issue >= ISSUE_HIDES_LATENCY:  # the few warps there are keep the schedulers issuing
+        return ABSENT, (f"{txt}, but the schedulers issue on {issue:.0f}% of active cycles: the warps present "
+                        f"already hide the latency, so more warps cannot speed it up")
+    return PRESENT, txt
 
 
 def sig_low_parallelism(x: Measured) -> tuple[str, str]:
@@ -203,6 +212,18 @@ def sig_transfer(x: Measured) -> tuple[str, str]:
         return UNKNOWN, "no timeline"
     frac = s.copy_ns / s.window_ns
     return (PRESENT if frac >= 0.3 else ABSENT), f"copies take {frac:.0%} of the steady window"
+
+
+def sig_transfer_volume(x: Measured) -> tuple[str, str]:
+    """Copies dominate and move at the link's pinned rate: only the volume is left to cut."""
+    st, txt = sig_transfer(x)
+    if st != PRESENT:
+        return st, txt
+    share = x.program.get("timeline.pageable_share")
+    if share is not None and share >= 0.5:
+        return ABSENT, (f"{txt}, but {share:.0%} of host<->device bytes are copied from pageable memory, which "
+                        f"goes through a staging copy below the link's rate: the copies themselves are slow")
+    return PRESENT, txt
 
 
 def sig_pageable(x: Measured) -> tuple[str, str]:

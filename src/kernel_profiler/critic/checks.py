@@ -55,7 +55,7 @@ class Context:
             [("evidence", e.text, f"{e.metric or ''} ") for e in a.evidence]
 
 
-GENERIC = ("instruction_bound",)  # claimed only when no specific mechanism is named
+GENERIC = ("instruction_bound", "transfer_volume")  # claimed only when no specific mechanism is named (bound words)
 
 
 def claimed_mechanism(a: Answer) -> Optional[str]:

@@ -404,7 +404,8 @@ def _api_facts(f: Facts, tl) -> None:
         f.add(f"api.{name}.calls", len(grp), "count", src, None, "calls in the capture (CUPTI API activity)")
         for stat, v in (("mean", grp.mean()), ("median", grp.median()), ("total", grp.sum()), ("min", grp.min()),
                         ("max", grp.max())):
-            f.add(f"api.{name}.{stat}_ns", float(v), "time", src, None, f"{stat} host time per call (CUPTI API activity)")
+            how = "total host time in all calls" if stat == "total" else f"{stat} host time per call"
+            f.add(f"api.{name}.{stat}_ns", float(v), "time", src, None, f"{how} (CUPTI API activity)")
 
 
 def _rank_facts(f: Facts, d: Diagnosis) -> None:
