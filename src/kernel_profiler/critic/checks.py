@@ -25,7 +25,8 @@ from .answer import Answer, NumberAudit
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain
 from .concepts import unit_concepts
-from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_derived, match_fact,
+from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_bound, match_derived,
+                    match_fact, match_stride,
                     number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
@@ -141,7 +142,9 @@ def check_numbers(c: Context) -> list[str]:
         for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
             if f is not None or i in derived:
                 continue
-            d = match_derived(q, cs, cited, use, [o for o in ops if o.name != q.written])
+            prior = [o for o in ops if o.name != q.written]
+            d = match_derived(q, cs, cited, use, prior) or match_bound(q, cs, toks, ks, c.facts, cited, use, prior) \
+                or match_stride(q, cs, ks, c.facts)
             if d is not None:
                 derived[i] = d
                 ops.append(Operand(q.written, abs(q.value) / (100.0 if q.family == "pct" else 1.0),
@@ -333,8 +336,8 @@ def check_replay_time(c: Context) -> list[str]:
     if not f.ncu_durations:
         return []
     for _, text in c.texts():
-        for sent in sentences(text):
-            if not _PROGRAM_TIME.search(sent):
+        for sent in (clause for s in sentences(text) for clause in re.split(r";\s+|\s+[—–]\s+", s)):
+            if not _PROGRAM_TIME.search(sent):  # the program-time words must belong to the number's own clause
                 continue
             for q in quantities(sent):
                 if q.family != "time":

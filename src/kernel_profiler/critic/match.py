@@ -19,6 +19,7 @@ TFLOP/s"). Every match records which fact or derivation it used.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
@@ -52,6 +53,7 @@ class Use:
 
     achieved: bool = False  # presented as what the program achieves ("achieves 989 TFLOP/s")
     reference: bool = False  # the reference of a comparison or a rate ("of 4.81 TB/s", "at 4.81 TB/s", "vs ...")
+    bound: Optional[str] = None  # "upper" ("under 2%", "well under 1 ms") or "lower" ("more than 10x"): an inequality
 
 
 _ACHIEVED = re.compile(r"\b(achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?)\s+"
@@ -61,11 +63,45 @@ _REFERENCE = re.compile(r"(?:\bof|\bvs\.?|\bversus|\bagainst|\bat|/|\bout of|\bt
                         re.I)
 
 
+_UPPER = re.compile(r"(?:\bunder|\bbelow|\bless than|\bat most|\bno more than|\bfewer than|<|≤)\s*(?:~|about\s+)?$", re.I)
+_LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\bexceeds?|>|≥)\s*(?:~|about\s+)?$", re.I)
+
+
 def number_use(sentence: str, q: Quantity) -> Use:
-    """Whether the number is presented as achieved, or as the reference it is compared with."""
+    """Whether the number is presented as achieved, as the reference it is compared with, or as a bound."""
     before = (sentence or "")[:q.start][-60:]
     before = re.split(r"[,;:()]|\d", before)[-1]
-    return Use(achieved=bool(_ACHIEVED.search(before)), reference=bool(_REFERENCE.search(before)))
+    bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
+    return Use(achieved=bool(_ACHIEVED.search(before)), reference=bool(_REFERENCE.search(before)), bound=bound)
+
+
+BOUND_SPAN = 10.0  # a bound is informative: the value that satisfies it lies within this factor of it
+
+
+def _within_bound(value: float, bound_value: float, kind: str) -> bool:
+    if kind == "upper":
+        return bound_value / BOUND_SPAN <= value <= bound_value * (1 + REL_TOL)
+    return bound_value * (1 - REL_TOL) <= value <= bound_value * BOUND_SPAN
+
+
+def match_bound(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels: set[str], facts: Facts,
+                cited: list[Fact], use: Use, derived: Iterable[Operand] = ()) -> Optional[tuple[str, list[str]]]:
+    """An inequality ("under 2%", "well under 1 ms") holds for a fact its sentence describes, or for a declared
+    derivation of cited values, lying within `BOUND_SPAN` of the bound."""
+    if use.bound is None:
+        return None
+    want = concepts | unit_concepts(q.unit) | {"ratio"}
+    for fam, v, _ in candidates(q):
+        for f in facts.by_family.get(fam, []):
+            if (f.kernel is None or f.kernel in kernels) and _within_bound(f.value, v, use.bound) \
+                    and _describes(f, q, concepts, tokens, use):
+                return f"{use.bound} bound on {f.metric} = {f.value:.4g}", [f.metric]
+    ops = [Operand.of(f) for f in cited] + list(derived)
+    for fam, val, how, operands in derivations(want, ops):
+        for cf, v, _ in candidates(q):
+            if _fam_fits(fam, cf, how) and _within_bound(val, v, use.bound):
+                return f"{use.bound} bound on {how} = {val:.4g}", operands
+    return None
 
 
 @dataclass
@@ -292,3 +328,27 @@ def _fam_fits(derived_family: str, candidate_family: str, how: str) -> bool:
     if derived_family in ("ratio", "count"):
         return candidate_family in ("ratio", "count")
     return derived_family == candidate_family
+
+
+SECTOR_BYTES, WARP = 32.0, 32
+_SPR = ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+
+
+def match_stride(q: Quantity, concepts: frozenset[str], kernels: set[str], facts: Facts) -> Optional[tuple[str, list[str]]]:
+    """A byte distance between the lanes of a warp ("rows 2 KB apart", "a 32 KB row pitch") is checked against the
+    coalescing it implies: a warp of 4-byte loads at a stride of s bytes touches min(32, ceil((31 s + 4) / 32)) sectors per
+    request (the span of 31 strides + 4 bytes, in 32-byte sectors), which must agree with the measured sectors per global load request of the kernel."""
+    if q.family != "bytes" or "stride" not in concepts or not ({"sectors", "coalescing", "divergence"} & concepts):
+        return None
+    if q.value < 4:
+        return None
+    predicted = float(min(WARP, math.ceil(((WARP - 1) * q.value + 4) / SECTOR_BYTES)))  # sectors the 32 lanes span
+    for key in kernels:
+        sec = [f for f in facts.named(_SPR[0], key) if f.kernel == key]
+        req = [f for f in facts.named(_SPR[1], key) if f.kernel == key]
+        if sec and req and req[0].value:
+            measured = sec[0].value / req[0].value
+            if abs(measured - predicted) <= 0.1 * measured:
+                return (f"lane stride -> {predicted:.0f} sectors per request for 4-byte loads, as measured "
+                        f"({measured:.1f})", [_SPR[0], _SPR[1]])
+    return None
