@@ -257,3 +257,61 @@ def test_transfer_volume_is_contradicted_by_pageable_copies(case):
 ])
 def test_the_fix_direction_is_read_from_the_clause_of_its_metric(fix, direction):
     assert fix_metric_direction(fix) == ("idle time", direction)
+
+
+# ----------------------------------------------------------------------------- a lane stride, an inequality, clauses
+def test_a_lane_stride_must_imply_the_measured_sectors_per_request(case):
+    c = case("cu_softmax_naive")
+    _, arts, _ = c
+    m = kernel(arts, "softmax_rows").metrics
+    spr = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+    assert spr > 31  # every lane in its own sector: any stride of 32 bytes or more
+    ok = verdict(c, softmax(c, " Adjacent lanes read rows 2 KB apart, so a warp load touches one sector per lane.", ""))
+    assert ok.verdict == "accept", ok.reasons
+    assert any(n.derivation and "lane stride" in n.derivation for n in ok.numbers), ok.numbers
+    bad = verdict(c, softmax(c, " Adjacent lanes read rows 16 bytes apart, so a warp load touches many sectors.", ""))
+    assert bad.verdict == "reject", bad.reasons  # 16-byte strides would give 16 sectors per request
+
+
+def test_an_inequality_holds_for_a_declared_derivation(case):
+    from kernel_profiler.devices import lookup
+
+    c = case("cu_sgemm_fp32")
+    _, arts, dg = c
+    k = kernel(arts, "sgemm_tiled")
+    tf32 = lookup(k.device or dg.device).tf32_tensor
+    flops = dg.roofline.flops
+
+    def text(bound_ms):
+        return answer(
+            "`sgemm_tiled` runs its FP32 matrix product on the FMA pipe while the tensor cores are idle.",
+            [f"Tensor pipe active {k.metrics['sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active']:.2f}% "
+             f"of peak (`sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active`, ncu.ncu-rep)",
+             f"kernel duration {k.metrics[DUR] / 1e6:.2f} ms (`{DUR}`, ncu.ncu-rep)"],
+            f"All the math runs as FFMA instructions, so the kernel is far from the tensor-core roofline: at the "
+            f"datasheet TF32 peak of {tf32 / 1e12:.0f} TFLOP/s its {flops / 1e9:.1f} GFLOP would need well under "
+            f"{bound_ms:g} ms.",
+            "Use a TF32 tensor-core GEMM (cuBLAS). `sm__pipe_tensor_cycles_active` should go up from ~0% to above 50%.")
+    need_ms = flops / tf32 * 1e3
+    ok = verdict(c, text(round(need_ms * 3, 1)))
+    assert ok.verdict == "accept", ok.reasons
+    assert any(n.derivation and "upper bound" in n.derivation for n in ok.numbers), ok.numbers
+    bad = verdict(c, text(round(need_ms / 2, 2)))
+    assert bad.verdict == "reject", bad.reasons  # the derived time is above the claimed bound
+
+
+def test_program_time_words_belong_to_their_own_clause(case):
+    c = case("cu_transpose_conflict")
+    _, arts, dg = c
+    k = kernel(arts, "transpose_tile")
+    med = next(r.median_ns for r in dg.timeline.top_kernels if "transpose_tile" in r.name)
+    line = (f"{k.metrics[DUR] / 1e3:.1f} us per launch (`{DUR}`, ncu.ncu-rep); {med / 1e3:.1f} us median in the "
+            f"application (nsys.sqlite)")
+    text = answer("`transpose_tile` is bound by shared-memory bank conflicts.", [line],
+                  "The warp reads a column of the tile, so all 32 lanes hit one bank and each load is replayed as "
+                  f"32 wavefronts; the kernel runs {dg.roofline.gap:.1f}x its memory roofline floor.",
+                  "Pad the tile to float[32][33]. Bank conflicts should go down to ~0.")
+    ok = verdict(c, text)
+    assert ok.checks["replay_time"], ok.reasons
+    bad = verdict(c, text.replace(line, f"the application takes {k.metrics[DUR] / 1e3:.1f} us per step"))
+    assert not bad.checks["replay_time"], bad.reasons

@@ -50,10 +50,10 @@ class Context:
         return [("bottleneck", a.bottleneck), ("mechanism", a.mechanism)] + [("evidence", e.text) for e in a.evidence]
 
     def described(self) -> list[tuple[str, str, str]]:
-        """(where, text, words that describe its numbers): an evidence line is described by its metric too."""
+        """(where, text, words that describe its numbers): an evidence line is described by its metric and kernel too."""
         a = self.answer
         return [("bottleneck", a.bottleneck, ""), ("mechanism", a.mechanism, "")] + \
-            [("evidence", e.text, f"{e.metric or ''} ") for e in a.evidence]
+            [("evidence", e.text, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]
 
 
 GENERIC = ("instruction_bound", "transfer_volume")  # claimed only when no specific mechanism is named (bound words)
@@ -94,7 +94,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         for s in sentences(text):
             concepts = sentence_concepts(extra + s)
             tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
-            kernels = c.scope.allowed(s, c.facts)
+            kernels = c.scope.allowed(extra + s, c.facts)  # an evidence line is about the kernel it names
             for q in quantities(s):
                 out.append((where, s, q, concepts, tokens, kernels, number_use(s, q)))
     for e in c.answer.evidence:
