@@ -213,15 +213,31 @@ def _truth():
     return [c for c in suite_cases() if c.get("mechanism")]
 
 
+def _mutated(md: str, factor: float = 1.37) -> tuple[str, str]:
+    """The answer with the value of its first evidence line multiplied by `factor` (and that value as written)."""
+    import re
+
+    at = md.index("## Evidence")
+    m = re.compile(r"^[-*]\s+(\d[\d,]*(?:\.\d+)?)", re.M).search(md, at)
+    assert m, "no evidence value"
+    new = f"{float(m.group(1).replace(',', '')) * factor:.4g}"
+    return md[:m.start(1)] + new + md[m.end(1):], m.group(1)
+
+
 @pytest.mark.parametrize("case", _truth(), ids=[c["name"] for c in _truth()])
 def test_engine_answers_pass_the_critic_as_markdown(case, captures):
-    """What `analyze --format md` prints for every suite case is a grounded answer by the critic's rules."""
+    """What `analyze --format md` prints for every suite case is a grounded answer by the critic's rules, and the
+    acceptance is not by construction: the same answer with one evidence number changed by 37% is rejected."""
     from kernel_profiler.analysis.engine import analyze
     from kernel_profiler.render.markdown import markdown
 
     folder = captures.case_dir(case["name"])
-    v = critique_text(markdown(analyze([folder])), [folder])
+    md = markdown(analyze([folder]))
+    v = critique_text(md, [folder])
     assert v.verdict == "accept", v.reasons
+    bad, num = _mutated(md)
+    w = critique_text(bad, [folder])
+    assert w.verdict == "reject" and not w.checks["numbers"], (num, w.reasons)
 
 
 def test_critique_json_lists_the_fact_of_every_number(captures, tmp_path):

@@ -48,6 +48,27 @@ def test_softmax_four_part_answer_accepted(captures, tmp_path):
     assert not sass["is_error"] and sass["content"]["memory_forms"]
 
 
+def test_the_critic_accepts_the_expert_not_by_construction(captures, tmp_path):
+    """The expert's accepted answer, with one evidence number off by 37% or with another mechanism claimed
+    (bank conflicts on a kernel whose shared-memory counters contradict them), is rejected by the same critic."""
+    from kernel_profiler.artifacts import load_paths
+    from kernel_profiler.critic import Answer, critique
+
+    r, _, _ = ask(captures, "cu_softmax_naive", tmp_path)
+    assert r.accepted
+    arts = load_paths([captures.case_dir("cu_softmax_naive")])
+    a = Answer.model_validate(r.answer)
+    assert critique(a, arts).verdict == "accept"
+    lie = a.model_copy(deep=True)
+    lie.evidence[0].value = round(lie.evidence[0].value * 1.37, 3)
+    v = critique(lie, arts)
+    assert v.verdict == "reject" and not v.checks["numbers"], v.reasons
+    other = a.model_copy(deep=True)
+    other.mechanism_id = "shared_bank_conflict"
+    v = critique(other, arts)
+    assert v.verdict == "reject" and not v.checks["signature"], v.reasons
+
+
 def test_host_bound_stops_after_timeline(captures, tmp_path):
     r, stages, rec = ask(captures, "cu_tiny_launches", tmp_path)
     assert r.accepted and r.stopped_after_timeline
