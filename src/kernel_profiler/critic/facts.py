@@ -27,6 +27,7 @@ from .concepts import metric_concepts
 from .numbers import family_and_factor
 
 REL_TOL = 0.02
+MAX_COPY_GROUPS = 16  # (kind, size) groups of copies indexed as facts
 MAX_SUBSET_KERNELS = 9  # sums over subsets of profiled kernels are enumerated up to this many kernels
 
 
@@ -353,6 +354,9 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         pg = host[(host["src"] == "pageable") | (host["dst"] == "pageable")]
         if len(pg):
             f.add("timeline.pageable_copy_bytes", float(pg["bytes"].sum()), "bytes", src, None, "pageable host copies")
+        for (kind, size), grp in list(cp.groupby(["kind", "bytes"]))[:MAX_COPY_GROUPS]:  # "8 HtoD copies of 32 MiB"
+            f.add("timeline.copy_group_count", len(grp), "count", src, None, f"{kind} copies of {size:.0f} bytes")
+            f.add("timeline.copy_group_bytes", float(size), "bytes", src, None, f"size of {len(grp)} {kind} copies")
     try:
         tres = triage(tl)
     except Exception:  # a timeline the triage cannot window: no step facts

@@ -208,7 +208,7 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
               "halve": "decrease", "vanish": "decrease"}
 _DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|copy bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe \w+|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"

@@ -295,7 +295,9 @@ def derivations(concepts: frozenset[str], ops: list[Operand]) -> Iterable[tuple[
             if b.family in _RATE_OF and a.family == _RATE_OF[b.family] and not a.constant and \
                     (b.family == "byte_rate" or "flops" in a.concepts):
                 yield "time", a.value / b.value * 1e9, "time at a cited rate or ceiling (amount / rate)", [a.name, b.name]
-    for a in ops:
+    for a in usable:  # one operand, of what the sentence speaks of
+        if a.constant:
+            continue
         if a.family in ("pct", "ratio") and not a.ceiling:
             full = 100.0 if a.family == "pct" else 1.0
             if a.value <= full:
