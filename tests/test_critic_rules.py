@@ -315,3 +315,22 @@ def test_program_time_words_belong_to_their_own_clause(case):
     assert ok.checks["replay_time"], ok.reasons
     bad = verdict(c, text.replace(line, f"the application takes {k.metrics[DUR] / 1e3:.1f} us per step"))
     assert not bad.checks["replay_time"], bad.reasons
+
+
+def test_a_number_derived_in_one_place_is_an_operand_elsewhere(case):
+    c = case("cu_tiny_launches")
+    _, _, dg = c
+    s = dg.timeline
+    row = max(s.top_kernels, key=lambda r: r.count)
+    per_launch = s.window_ns / row.count
+
+    def text(times):
+        return tiny(c, f"{s.window_ns / 1e6:.3f} ms window / {row.count:,} launches = {per_launch / 1e3:.2f} us per "
+                       f"launch, {times:.1f}x the median kernel of {row.median_ns:.0f} ns (nsys.sqlite).")
+    ok = verdict(c, text(per_launch / row.median_ns))
+    assert ok.verdict == "accept", ok.reasons
+    derived = {n.written.replace(" ", ""): n.derivation for n in ok.numbers}
+    assert derived[f"{per_launch / 1e3:.2f}us"] == "per-launch/per-step division"
+    assert derived[f"{per_launch / row.median_ns:.1f}x"] == "ratio of two cited values"
+    bad = verdict(c, text(per_launch / row.median_ns * 1.4))
+    assert bad.verdict == "reject", bad.reasons
