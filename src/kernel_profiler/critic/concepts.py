@@ -62,7 +62,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"idle_launch|launch_overhead", "launches"),
     (r"idle_host_work", "host_work"), (r"alloc", "allocator"),
     (r"timeline\.(window|step)", "window"),
-    (r"timeline\.(first_step|steady_step)", "duration window steps"), (r"first_step", "startup"),
+    (r"timeline\.(first_step|steady_step_median)_ns$", "duration window steps"), (r"first_step", "startup"),
     (r"steps$", "steps"),
     (r"timeline\.startup", "startup"),
     (r"timeline\.capture", "capture"),
