@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from kernel_profiler import catalog
+from kernel_profiler import signatures as catalog  # signatures: Measured, check, PRESENT/ABSENT
 from kernel_profiler.analysis.engine import diagnose
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.critic import critique, parse_answer

@@ -34,6 +34,8 @@ GEMM_NAME = re.compile(r"gemm|matmul|xmma|mma|conv|sgemm|dgemm|_mm_|bmm|dot|nvje
 # A kernel within this factor of its roofline floor is done (method.md: "within ~20% of its floor").
 NEAR_PEAK_GAP = 1.25
 # Bounds of a kernel-level verdict (the others are the timeline's: host, transfer, comms).
+# Claimed by an answer only when it names no more specific mechanism (their words are bound words: "transfer-bound").
+GENERIC_CLAIMS = ("instruction_bound", "transfer_volume")
 KERNEL_BOUNDS = frozenset({"memory", "compute", "latency", "near_peak"})
 
 

@@ -56,7 +56,7 @@ class Context:
             [("evidence", e.text, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]
 
 
-GENERIC = ("instruction_bound", "transfer_volume")  # claimed only when no specific mechanism is named (bound words)
+GENERIC = catalog.GENERIC_CLAIMS  # claimed only when no specific mechanism is named (bound words)
 
 
 def claimed_mechanism(a: Answer) -> Optional[str]:
