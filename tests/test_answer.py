@@ -1,7 +1,7 @@
-"""The Diagnosis model and its published schema."""
+"""The one answer model (Answer; Diagnosis and AskResult are Answers) and its published schema."""
 from __future__ import annotations
 
-from kernel_profiler.answer import BOUNDS, MECHANISMS, json_schema
+from kernel_profiler.answer import BOUNDS, MECHANISMS, Answer, json_schema
 
 ISSUE_BOUNDS = {"host", "transfer", "memory", "compute", "latency", "near_peak", "comms", "inconclusive"}
 ISSUE_MECHANISMS = {
@@ -17,7 +17,29 @@ def test_identifiers_are_the_published_ones():
     assert set(BOUNDS) == ISSUE_BOUNDS and set(MECHANISMS) == ISSUE_MECHANISMS
 
 
-def test_schema_puts_bound_and_mechanism_at_the_top_level():
+def test_schema_puts_bound_and_mechanism_at_the_top_level_of_both_outputs():
     s = json_schema()
-    assert {"bound", "mechanism", "bottleneck", "evidence", "explanation", "fix", "confidence"} <= set(s["properties"])
-    assert set(s["required"]) >= {"bound", "bottleneck", "evidence", "explanation", "confidence", "primary"}
+    assert s["anyOf"] == [{"$ref": "#/$defs/Diagnosis"}, {"$ref": "#/$defs/AskResult"}]
+    diag, ask = s["$defs"]["Diagnosis"], s["$defs"]["AskResult"]
+    answer = {"bound", "mechanism", "bottleneck", "kernel", "evidence", "explanation", "fix", "confidence", "missing",
+              "also_found"}
+    assert answer <= set(diag["properties"]) and answer <= set(ask["properties"])
+    assert set(diag["required"]) >= {"bound", "bottleneck", "evidence", "explanation"}
+    assert {"question", "model", "accepted", "inconclusive", "answered"} <= set(ask["properties"])
+    # one Evidence and one Fix: the same field names in both outputs
+    assert set(s["$defs"]["Evidence"]["properties"]) == {"metric", "value", "unit", "artifact", "kernel", "meaning"}
+    assert {"change", "metric", "direction", "expected"} <= set(s["$defs"]["Fix"]["properties"])
+
+
+def test_the_pre_1_2_ask_answer_is_read_as_the_answer_it_is():
+    """Recorded transcripts hold the old ask answer (mechanism prose + mechanism_id, fix string + fix_metric,
+    evidence text): read into the same fields, so old transcripts replay and report."""
+    old = {"bottleneck": "b", "mechanism": "Because the warps wait, the kernel is 3x its floor.",
+           "mechanism_id": "host_sync", "bound": "host", "fix": "Remove the sync.", "fix_metric": "timeline.idle",
+           "fix_direction": "decrease", "evidence": [{"metric": "m", "value": 1.0, "unit": "ns", "text": "t"}]}
+    a = Answer.model_validate(old)
+    assert (a.mechanism, a.explanation, a.bound) == ("host_sync", old["mechanism"], "host")
+    assert (a.fix.change, a.fix.metric, a.fix.direction) == ("Remove the sync.", "timeline.idle", "decrease")
+    assert a.evidence[0].meaning == "t"
+    new = Answer.model_validate(a.model_dump())
+    assert new == a  # the current shape is read as it is

@@ -21,6 +21,29 @@ def test_analyze_json_top_level_ids(captures):
     assert len(d["evidence"]) in (2, 3) and d["fix"]["metric"]
 
 
+def test_ask_json_and_analyze_json_share_one_schema(captures, tmp_path):
+    """`ask --json` and `analyze --json` validate against the one schema `kernel-profiler schema` prints, with the
+    same ids, evidence and fix fields; `ask --report` writes the answer `ask` gave."""
+    jsonschema = pytest.importorskip("jsonschema")
+    case = captures.case_dir("cu_transpose_conflict")
+    schema = json.loads(run("schema").stdout)
+    a = run("analyze", case, "--json")
+    html = tmp_path / "ask.html"
+    k = run("ask", "why is it slow", "--artifacts", case, "--model", "expert", "--json", "--report", html)
+    assert a.returncode == 0 and k.returncode == 0, (a.stderr, k.stderr)
+    d, r = json.loads(a.stdout), json.loads(k.stdout)
+    for out in (d, r):
+        jsonschema.validate(out, schema)
+        assert (out["bound"], out["mechanism"]) == ("memory", "shared_bank_conflict")
+        assert set(out["fix"]) >= {"change", "metric", "direction", "expected"}
+        assert all(set(e) == {"metric", "value", "unit", "artifact", "kernel", "meaning"} for e in out["evidence"])
+    assert "primary" in d and "question" in r and r["accepted"] and r["answered"]
+    assert (r["bottleneck"], r["evidence"], r["fix"]) == (d["bottleneck"], d["evidence"], d["fix"])
+    with pytest.raises(jsonschema.ValidationError):  # the schema does constrain: an unknown mechanism id fails
+        jsonschema.validate({**r, "mechanism": "bank_conflicts"}, schema)
+    assert "shared_bank_conflict" in html.read_text()
+
+
 @pytest.mark.parametrize("content", [b"", b"garbage\n", b"SQLite format 3\x00" + b"\x00" * 50, b'{"traceEvents": ['])
 def test_bad_input_one_line_exit_2(tmp_path, content):
     f = tmp_path / "capture.bin"

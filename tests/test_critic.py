@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kernel_profiler.artifacts import load_paths
+from kernel_profiler.answer import Fix
 from kernel_profiler.critic import (Answer, AnswerFormatError, EvidenceItem, critique, critique_text,
                                     parse_answer)
 from kernel_profiler.analysis.engine import diagnose
@@ -34,7 +35,7 @@ def _ncu(arts, kernel_substr):
 
 def test_engine_answer_is_accepted(loaded):
     d, arts, dg = loaded("cu_softmax_naive")
-    v = critique(Answer.from_diagnosis(dg), arts, dg)
+    v = critique(dg.as_answer(), arts, dg)
     assert v.verdict == "accept", v.reasons
     assert all(v.checks.values())
 
@@ -45,7 +46,7 @@ def test_a_diagnosis_that_lies_about_its_own_evidence_is_rejected(loaded):
     liar = dg.model_copy(deep=True)
     for f in [liar.primary, liar]:
         f.evidence[0].value = round(f.evidence[0].value * 1.37, 2)
-    v = critique(Answer.from_diagnosis(liar), arts, liar)
+    v = critique(liar.as_answer(), arts, liar)
     assert v.verdict == "reject" and not v.checks["numbers"], v.reasons
     from kernel_profiler.critic import facts_for
     assert not any(abs(f.value - liar.evidence[0].value) < 1e-9 for f in facts_for(arts, liar).items)
@@ -59,7 +60,7 @@ def test_diagnosis_json_text_is_accepted(loaded):
 
 def test_evidence_number_off_by_30_percent_is_rejected(loaded):
     d, arts, dg = loaded("cu_softmax_naive")
-    ans = Answer.from_diagnosis(dg)
+    ans = dg.as_answer()
     i = next(i for i, e in enumerate(ans.evidence) if "sectors" in e.metric)
     wrong = round(ans.evidence[i].value * 1.3, 1)
     ans.evidence[i].value = wrong
@@ -76,11 +77,10 @@ def test_counter_dump_is_rejected(loaded):
     assert len(names) == 10
     ans = Answer(
         bottleneck="softmax_rows counters",
-        evidence=[EvidenceItem(metric=m, value=k.metrics[m], unit="%", artifact="ncu.ncu-rep", text=m)
+        evidence=[EvidenceItem(metric=m, value=k.metrics[m], unit="%", artifact="ncu.ncu-rep", meaning=m)
                   for m in names],
-        mechanism=", ".join(names),
-        fix="Lower gpu__time_duration.sum.",
-        fix_metric="gpu__time_duration.sum", fix_direction="decrease",
+        explanation=", ".join(names),
+        fix=Fix(change="Lower gpu__time_duration.sum.", metric="gpu__time_duration.sum", direction="decrease"),
     )
     v = critique(ans, arts, dg)
     assert v.verdict == "reject"
@@ -97,13 +97,13 @@ def test_invented_problem_on_near_peak_kernel_is_rejected(loaded):
     ans = Answer(
         bottleneck=f"`{short}` is limited by shared-memory bank conflicts.",
         evidence=[EvidenceItem(metric=conflicts, value=k.metrics.get(conflicts, 0.0), unit="conflict",
-                               artifact="ncu.ncu-rep", kernel=k.name, text="bank conflicts on shared loads"),
+                               artifact="ncu.ncu-rep", kernel=k.name, meaning="bank conflicts on shared loads"),
                   EvidenceItem(metric="gpu__time_duration.sum", value=k.metrics["gpu__time_duration.sum"], unit="ns",
-                               artifact="ncu.ncu-rep", kernel=k.name, text="kernel duration")],
-        mechanism="Warps of the kernel hit the same shared-memory bank, so loads serialize and the kernel stays "
+                               artifact="ncu.ncu-rep", kernel=k.name, meaning="kernel duration")],
+        explanation="Warps of the kernel hit the same shared-memory bank, so loads serialize and the kernel stays "
                   "below its peak bandwidth.",
-        fix="Swizzle the shared tiles so the conflicts drop.",
-        fix_metric=conflicts, fix_direction="decrease", kernel=k.name,
+        fix=Fix(change="Swizzle the shared tiles so the conflicts drop.", metric=conflicts, direction="decrease"),
+        kernel=k.name,
     )
     v = critique(ans, arts, dg)
     assert v.verdict == "reject"
@@ -112,8 +112,8 @@ def test_invented_problem_on_near_peak_kernel_is_rejected(loaded):
 
 
 def _with_sentence(dg, sentence):
-    ans = Answer.from_diagnosis(dg)
-    ans.mechanism += " " + sentence
+    ans = dg.as_answer()
+    ans.explanation += " " + sentence
     return ans
 
 
@@ -177,7 +177,7 @@ def test_markdown_answer_with_capture_numbers_is_accepted(loaded):
     d, arts, dg = loaded("cu_transpose_conflict")
     text = _transpose_markdown(arts)
     ans = parse_answer(text)
-    assert len(ans.evidence) == 3 and ans.fix_direction == "decrease" and ans.fix_metric
+    assert len(ans.evidence) == 3 and ans.fix.direction == "decrease" and ans.fix.metric
     v = critique(ans, arts, dg)
     assert v.verdict == "accept", v.reasons
     assert critique_text(text, [d]).verdict == "accept"

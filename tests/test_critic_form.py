@@ -17,9 +17,9 @@ BODY = {"Bottleneck": "`k` is limited by bank conflicts.", "Evidence": "- durati
 def test_every_heading_style_gives_four_parts(fmt):
     text = "\n\n".join(fmt.format(h=h, b=b, n=n) for n, (h, b) in enumerate(BODY.items(), 1))
     a = parse_answer(text)
-    assert a.bottleneck.startswith("`k` is limited") and a.mechanism.startswith("Because")
+    assert a.bottleneck.startswith("`k` is limited") and a.explanation.startswith("Because")
     assert len(a.evidence) == 1 and a.evidence[0].value == pytest.approx(326.8) and a.evidence[0].unit == "us"
-    assert a.fix_metric.startswith("l1tex__data_bank") and a.fix_direction == "decrease"
+    assert a.fix.metric.startswith("l1tex__data_bank") and a.fix.direction == "decrease"
 
 
 def test_a_word_inside_a_sentence_is_not_a_heading():
@@ -31,7 +31,7 @@ def test_hidden_text_is_removed_before_parsing():
     text = ("## Bottleneck\nslow<!-- roofline peak -->\n<span style=\"display:none\">gap to the roofline</span>"
             "\n## Evidence\n- 1 us\n## Mechanism\nm\u200b\n## Fix\nf")
     a = parse_answer(text)
-    assert "roofline" not in a.bottleneck and "peak" not in a.bottleneck and a.mechanism == "m"
+    assert "roofline" not in a.bottleneck and "peak" not in a.bottleneck and a.explanation == "m"
     assert clean("a<!-- x\ny -->b") == "a b"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from kernel_profiler.agent.session import run_ask
 from kernel_profiler.agent.protocol import ModelTurn, ToolCall
-from kernel_profiler.critic import Answer
 from kernel_profiler.analysis.engine import analyze
 
 from agent.scripted import ScriptedModel, call
@@ -21,7 +20,7 @@ def verdict(v: str, *reasons: str) -> ModelTurn:
 
 def test_review_sees_calls_findings_and_audit_and_its_rejection_goes_back(captures, tmp_path):
     art = str(captures.case_dir("cu_transpose_conflict"))
-    good = Answer.from_diagnosis(analyze([art])).model_dump(mode="json")
+    good = analyze([art]).as_answer().model_dump(mode="json")
     why = "The evidence does not show the shared pipe is the busy unit: cite l1tex throughput."
     m = ReviewingModel([call("timeline", 1, top=3), call("kernel_profile", 2, kernel_regex="transpose_tile"),
                         call("submit_answer", 3, **good), verdict("reject", why),

@@ -1,20 +1,25 @@
-"""The answer kernel-profiler gives, as pydantic models with a published JSON schema.
+"""The answer kernel-profiler gives, as pydantic models with a published JSON schema (`kernel-profiler schema`).
 
-A `Diagnosis` has the four parts of every answer: the bottleneck in one
-sentence, two or three measured numbers as evidence (each traceable to a file
-and a kernel), the mechanism, and the fix with the metric it should move. The
-primary finding's `bound` and `mechanism` sit at the top level for JSON
-consumers; secondary findings follow, ranked by their share of time.
+`Answer` is the one answer model: the four parts of every answer -- the bottleneck in one sentence, two or three
+measured numbers as evidence (each traceable to a file and a kernel), the mechanism, and the fix with the metric
+it should move -- with ids and prose under distinct names (`bound`, `mechanism`: ids; `bottleneck`,
+`explanation`: prose). Every path gives it: the engine (`Diagnosis`, an Answer with the findings and
+measurements behind it: `analyze --json`), the `submit_answer` tool (its input schema), the critic (answers
+parsed from Markdown or JSON) and `ask` (`AskResult`, an Answer with the run behind it: `ask --json`). Every
+renderer (render/) reads it.
 """
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from .agent.protocol import Usage
 from .catalog import MECHANISM_IDS
 
-SCHEMA_VERSION = "1.1"  # 1.1: Roofline.needed_* (the floor for the bytes the work needs)
+SCHEMA_VERSION = "1.2"  # 1.1: Roofline.needed_* (the floor for the bytes the work needs); 1.2: one Answer shape
+# for analyze and ask (top-level kernel, also_found; evidence metric/unit/artifact optional; fix metric/direction
+# optional; Diagnosis.primary absent for a recorded run's accepted answer)
 
 Bound = Literal["host", "transfer", "memory", "compute", "latency", "near_peak", "comms", "inconclusive"]
 Mechanism = Literal[MECHANISM_IDS]  # type: ignore[valid-type]  # the ids of the catalog (catalog.py)
@@ -25,10 +30,11 @@ MECHANISMS: tuple[str, ...] = Mechanism.__args__  # type: ignore[attr-defined]
 class Evidence(BaseModel):
     """One measured number and where it came from."""
 
-    metric: str = Field(description="metric name as the artifact spells it, or a derived name (timeline.*, derived.*)")
+    metric: Optional[str] = Field(default=None, description="metric name as the artifact spells it, or a derived name "
+                                  "(timeline.*, derived.*)")
     value: float
-    unit: str = Field(description="base unit: ns, byte, byte/s, flop/s, %, ratio, count, ...")
-    artifact: str = Field(description="the file the number was read or derived from")
+    unit: Optional[str] = Field(default=None, description="base unit: ns, byte, byte/s, flop/s, %, ratio, count, ...")
+    artifact: Optional[str] = Field(default=None, description="the file the number was read or derived from")
     kernel: Optional[str] = Field(default=None, description="the kernel it belongs to, if any")
     meaning: str = Field(default="", description="what the number shows, in words")
 
@@ -84,12 +90,17 @@ class Roofline(BaseModel):
 class Fix(BaseModel):
     """The change to make and the measurement that should confirm it."""
 
-    change: str
-    metric: str = Field(description="the metric expected to move")
-    direction: Literal["increase", "decrease"]
-    expected: str = Field(description="rough size of the move, in words")
+    change: str = Field(description="the change to make, in words")
+    metric: Optional[str] = Field(default=None, description="the metric expected to move")
+    direction: Optional[Literal["increase", "decrease"]] = Field(default=None, description="which way it moves")
+    expected: str = Field(default="", description="rough size of the move, in words")
     current_value: Optional[float] = None
     target_value: Optional[float] = None
+
+    @property
+    def text(self) -> str:
+        """The change and its expected size as one piece of prose."""
+        return self.change + (f" Expected: {self.expected}." if self.expected else "")
 
 
 class Finding(BaseModel):
@@ -160,20 +171,79 @@ class RankRow(BaseModel):
     source: str = ""
 
 
-class Diagnosis(BaseModel):
-    """kernel-profiler's answer. `bound`/`mechanism` repeat the primary finding's."""
+# The answer as `ask` gave it before schema 1.2 (critic.Answer): `mechanism` prose, `mechanism_id` the id, `fix` a
+# string with `fix_metric`/`fix_direction` beside it, evidence `text`. Recorded transcripts hold it; it is read, never
+# written.
+_LEGACY_KEYS = ("mechanism_id", "fix_metric", "fix_direction")
+
+
+def _from_legacy(data: dict) -> dict:
+    legacy = (any(k in data for k in _LEGACY_KEYS) or isinstance(data.get("fix"), str)
+              or any(isinstance(e, dict) and "text" in e and "meaning" not in e for e in data.get("evidence") or [])
+              or ("explanation" not in data and isinstance(data.get("mechanism"), str)
+                  and data["mechanism"] not in MECHANISMS))
+    if not legacy:
+        return data
+    out = dict(data)
+    if "explanation" not in out and (isinstance(out.get("mechanism"), str) and out["mechanism"] not in MECHANISMS
+                                     or "mechanism_id" in out):
+        out["explanation"] = out.pop("mechanism", None) or ""
+    if "mechanism_id" in out:
+        out["mechanism"] = out.pop("mechanism_id")
+    fix = out.get("fix")
+    metric, direction = out.pop("fix_metric", None), out.pop("fix_direction", None)
+    if isinstance(fix, str):
+        out["fix"] = {"change": fix, "metric": metric, "direction": direction} if fix.strip() or metric else None
+    out["evidence"] = [{**{k: v for k, v in e.items() if k != "text"}, "meaning": e.get("meaning") or e.get("text") or ""}
+                       if isinstance(e, dict) else e for e in out.get("evidence") or []]
+    return out
+
+
+class Answer(BaseModel):
+    """The four-part answer, the one shape every path gives: `analyze` (a Diagnosis is an Answer with the findings
+    behind it), `ask` (the `submit_answer` tool's input; `AskResult` is an Answer with the run behind it), the
+    critic (answers parsed from Markdown or JSON) and every renderer.
+
+    Ids and prose have distinct names: `bound` and `mechanism` are ids, `bottleneck` and `explanation` are prose."""
 
     schema_version: str = SCHEMA_VERSION
-    bound: Bound
-    mechanism: Optional[Mechanism] = None
-    bottleneck: str = Field(description="the bottleneck in one sentence")
+    bound: Optional[Bound] = Field(default=None, description="id: what limits the time")
+    mechanism: Optional[Mechanism] = Field(default=None, description="id: the mechanism (see the catalog)")
+    bottleneck: str = Field(description="Bottleneck: one sentence, what limits GPU time (and which kernel)")
+    kernel: Optional[str] = Field(default=None, description="the kernel the answer is about, if one")
+    evidence: list[Evidence] = Field(default_factory=list, description="Evidence: two or three measured numbers")
+    explanation: str = Field(description="Mechanism, in words: why the code causes it, tied to the gap to the "
+                             "roofline (or to the idle/copy time)")
+    fix: Optional[Fix] = Field(description="Fix: the change, the metric it moves, which way, how much (null: no "
+                               "change can be named from this evidence)")
+    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    missing: list[str] = Field(default_factory=list, description="metrics or captures that would settle it")
+    also_found: list[str] = Field(default_factory=list, description="what is reported apart (one-time work ...)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_legacy(cls, data: Any) -> Any:
+        return _from_legacy(data) if isinstance(data, dict) else data
+
+    @property
+    def fix_text(self) -> str:
+        return self.fix.text if self.fix is not None else ""
+
+    def as_answer(self) -> "Answer":
+        """The four-part answer alone (a Diagnosis or AskResult without what is behind it)."""
+        return Answer.model_validate(self.model_dump(include=set(Answer.model_fields)))
+
+
+class Diagnosis(Answer):
+    """kernel-profiler's answer from the engine: the Answer (`bound`/`mechanism` repeat the primary finding's) and
+    the findings and measurements behind it."""
+
+    bound: Bound  # the engine always decides one
     evidence: list[Evidence] = Field(description="two or three measured numbers")
     explanation: str = Field(description="the mechanism, tied to the gap to the roofline")
-    fix: Optional[Fix] = None
-    confidence: float = Field(ge=0.0, le=1.0)
-    missing: list[str] = Field(default_factory=list)
     roofline: Optional[Roofline] = None
-    primary: Finding
+    primary: Optional[Finding] = Field(default=None, description="the engine's primary finding (absent when the answer "
+                                       "was given by a model: a recorded run's accepted answer)")
     secondary: list[Finding] = Field(default_factory=list, description="ranked by share of time")
     timeline: Optional[TimelineSummary] = None
     artifacts: list[str] = Field(default_factory=list)
@@ -192,11 +262,14 @@ class Diagnosis(BaseModel):
             bound=primary.bound,
             mechanism=primary.mechanism,
             bottleneck=primary.bottleneck,
+            kernel=primary.kernel,
             evidence=primary.evidence[:3],
             explanation=primary.explanation,
             fix=primary.fix,
             confidence=primary.confidence,
             missing=primary.missing,
+            also_found=[f.bottleneck + (f" Fix: {f.fix.change}" if f.fix else "") for f in secondary
+                        if f.mechanism == "startup_dominated" and f is not primary],
             roofline=primary.roofline,
             primary=primary,
             secondary=sorted(secondary, key=lambda f: -(f.share or 0.0)),
@@ -204,5 +277,60 @@ class Diagnosis(BaseModel):
         )
 
 
+class AskResult(Answer):
+    """What `ask` and `replay` return: the final answer (the same Answer fields `analyze --json` has: `bound` and
+    `mechanism` ids at the top level) and the run behind it. When no answer was submitted, `answered` is false and
+    the answer fields are empty."""
+
+    bottleneck: str = Field("", description="Bottleneck: one sentence (empty when no answer was submitted)")
+    explanation: str = ""
+    fix: Optional[Fix] = None
+    answered: bool = Field(False, description="an answer was submitted (accepted or not)")
+    accepted: bool = Field(False, description="the critic accepted the answer")
+    inconclusive: bool = Field(False, description="no answer passed the critic (or the run hit a limit), or the "
+                               "accepted answer says the evidence cannot decide")
+    settle: Optional[str] = Field(None, description="the experiment that would settle it, when inconclusive")
+    source: str = Field("program", description="what the answer is about: `program` (the command after `--`), "
+                                              "`artifacts` (the given captures), `demo` (the bundled capture, not "
+                                              "the user's program) or `transcript` (a replayed recording)")
+    source_note: Optional[str] = Field(None, description="said first when the answer is not about the user's program")
+    question: str
+    model: str = Field(description="the backend that wrote the final answer")
+    verdicts: list[dict] = Field(default_factory=list, description="every critic verdict: stage, verdict, reasons")
+    notices: list[str] = Field(default_factory=list, description="fallbacks and refusals the user should know about")
+    tool_calls: list[str] = Field(default_factory=list, description="tools called, in order")
+    stopped_after_timeline: bool = False
+    usage: Usage = Field(default_factory=Usage)
+    transcript: Optional[str] = None
+    replayed: bool = False
+
+    @classmethod
+    def of(cls, answer: Optional[Answer | dict], **run: Any) -> "AskResult":
+        """The result of a run whose final answer is `answer` (None: no answer was submitted)."""
+        if answer is None:
+            return cls(answered=False, **run)
+        a = answer if isinstance(answer, Answer) else Answer.model_validate(answer)
+        return cls(**a.as_answer().model_dump(), answered=True, **run)
+
+    def render(self) -> str:
+        """The answer for a terminal: the four parts as Markdown, then what the user should know."""
+        return self.markdown()
+
+    def markdown(self) -> str:
+        from .render.markdown import markdown
+
+        return markdown(self)
+
+
 def json_schema() -> dict:
-    return Diagnosis.model_json_schema()
+    """The JSON schema of what `analyze --json` (a Diagnosis) and `ask --json` / `replay --json` (an AskResult)
+    print: both are an Answer (`bound`, `mechanism`, `bottleneck`, `evidence`, `explanation`, `fix`, ...) with what
+    is behind it."""
+    from pydantic.json_schema import models_json_schema
+
+    _, defs = models_json_schema([(Diagnosis, "serialization"), (AskResult, "serialization")],
+                                 ref_template="#/$defs/{model}")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "kernel-profiler answer",
+            "description": json_schema.__doc__.split("\n\n")[0].replace("\n    ", " ").strip(),
+            "schema_version": SCHEMA_VERSION,
+            "anyOf": [{"$ref": "#/$defs/Diagnosis"}, {"$ref": "#/$defs/AskResult"}], **defs}

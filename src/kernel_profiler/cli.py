@@ -107,7 +107,8 @@ def analyze(
 
 @app.command()
 def schema() -> None:
-    """Print the JSON schema of the Diagnosis that `analyze --json` prints."""
+    """Print the JSON schema of what `analyze --json` (a Diagnosis) and `ask --json` (an AskResult) print: both are
+    the same Answer, with `bound` and `mechanism` ids at the top level."""
     from .answer import json_schema
 
     typer.echo(json.dumps(json_schema(), indent=2))
@@ -123,7 +124,7 @@ def ask(
     record: Optional[Path] = typer.Option(None, "--record", help="write the session as a JSONL transcript"),
     report_html: Optional[Path] = typer.Option(None, "--report", help="also write a self-contained HTML report here"),
     insist: bool = typer.Option(False, "--insist", help="profile kernels even when the timeline says host/transfer-bound"),
-    as_json: bool = typer.Option(False, "--json", help="print the answer as JSON"),
+    as_json: bool = typer.Option(False, "--json", help="print the answer as JSON (schema: `kernel-profiler schema`)"),
 ) -> None:
     """Investigate like an expert: timeline, then one kernel deep, then SASS. Use `-- CMD ...` for a live target."""
     more, cmd = _split_extra(ctx)
@@ -153,9 +154,11 @@ def ask(
     if source_note is not None:
         result.source, result.source_note = "demo", source_note
     if report_html is not None:
-        from .runs import diagnosis_from_transcript
+        from .runs import report_for
 
-        _write_report(diagnosis_from_transcript(Path(rec)), report_html, None)
+        # the answer this run gave (as the transcript recorded it), with the measurements behind it
+        d, rooflines = report_for(Path(rec))
+        _write_report(d, report_html, None, rooflines)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
@@ -167,17 +170,17 @@ def report(run: Path = typer.Argument(..., help="a capture file or folder, or an
            out: Path = typer.Option(..., "--out", "-o", help="HTML file to write (or .md for Markdown)")) -> None:
     """Write the report of a recorded run: self-contained HTML with roofline and timeline, or Markdown."""
     from .render.markdown import markdown
-    from .runs import diagnosis_for, is_transcript
+    from .runs import is_transcript, report_for
 
     if not run.exists():
         raise UsageError(f"{run}: no such file or directory")
     _check_new(out, "--out", HTML + (".md",))
-    d = diagnosis_for(run)
+    d, rooflines = report_for(run)  # a transcript: the answer it recorded, not a new decision
     if out.suffix.lower() == ".md":
         out.write_text(markdown(d))
         _progress(f"Markdown report written to {out}")
     else:
-        _write_report(d, out, None if is_transcript(run) else [run])
+        _write_report(d, out, None if is_transcript(run) else [run], rooflines)
 
 
 @app.command()

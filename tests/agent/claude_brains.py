@@ -26,11 +26,11 @@ def answer_from_finding(f: dict) -> dict:
     return {
         "bottleneck": f["bottleneck"],
         "evidence": [{"metric": e.get("metric"), "value": e["value"], "unit": e.get("unit"),
-                      "artifact": e.get("artifact"), "text": e.get("meaning", "")} for e in ev[:3]],
-        "mechanism": f.get("explanation", ""),
-        "fix": fix.get("change", "") + (f" Expected: {fix['expected']}." if fix.get("expected") else ""),
-        "fix_metric": fix.get("metric"), "fix_direction": fix.get("direction"),
-        "bound": f.get("bound"), "mechanism_id": f.get("mechanism"), "kernel": f.get("kernel"),
+                      "artifact": e.get("artifact"), "meaning": e.get("meaning", "")} for e in ev[:3]],
+        "explanation": f.get("explanation", ""),
+        "fix": {"change": fix.get("change", ""), "metric": fix.get("metric"), "direction": fix.get("direction"),
+                "expected": fix.get("expected", "")} if fix else None,
+        "bound": f.get("bound"), "mechanism": f.get("mechanism"), "kernel": f.get("kernel"),
     }
 
 

@@ -67,7 +67,7 @@ def test_complete_ask_through_the_fake(captures, tmp_path):
     assert r.accepted and not r.inconclusive and r.model == "claude:claude-sonnet-5-5"
     assert r.tool_calls == ["timeline", "kernel_profile", "sass", "submit_answer"]
     assert [(v["stage"], v["verdict"]) for v in r.verdicts] == [("deterministic", "accept"), ("model", "accept")]
-    assert r.answer["mechanism_id"] == "uncoalesced_global" and not r.notices
+    assert r.mechanism == "uncoalesced_global" and not r.notices
     bodies = api.requests
     assert len(bodies) == 5
     for b in bodies:  # never a setting claude-sonnet-5-5 refuses; effort set; at most 4 cache breakpoints
@@ -100,7 +100,7 @@ def test_complete_ask_through_the_fake(captures, tmp_path):
     final = [e for e in evs if e["event"] == "answer" and e.get("final")][-1]
     assert final["model"] == "claude:claude-sonnet-5-5"
     r2 = replay(rec)
-    assert r2.accepted and r2.answer == r.answer
+    assert r2.accepted and r2.as_answer() == r.as_answer()
 
 
 @pytest.mark.parametrize("case", KERNEL_BOUND)
@@ -178,7 +178,7 @@ def test_max_tokens_twice_stops_with_the_reason(captures, tmp_path):
 def test_refusal_stops_with_its_message(captures, tmp_path):
     with FakeMessagesAPI(script(refusal("cannot help with this request", category="cyber"))) as api:
         r, stages = ask(api, captures, tmp_path)
-    assert len(api.requests) == 1 and r.inconclusive and r.answer is None and r.tool_calls == []
+    assert len(api.requests) == 1 and r.inconclusive and not r.answered and r.tool_calls == []
     assert r.model == "claude:claude-sonnet-5-5"  # no silent fallback to the expert
     assert "refused" in r.notices[0] and "cannot help with this request" in r.notices[0]
 
@@ -228,7 +228,7 @@ def test_outages_fall_back_to_the_expert_with_the_reason(failure, expect, captur
     _, evs = tx.read(rec)
     final = [e for e in evs if e["event"] == "answer" and e.get("final")][-1]
     assert final["model"] == "offline-expert" and any(e["event"] == "notice" for e in evs)
-    assert replay(rec).answer == r.answer
+    assert replay(rec).as_answer() == r.as_answer()
 
 
 def test_a_transient_429_is_retried_by_the_sdk(captures, tmp_path):
@@ -398,6 +398,6 @@ def test_no_counter_access_reaches_the_model_and_the_run_still_answers(captures,
     assert api.violations == [] and r.model == "claude:claude-sonnet-5-5"
     assert brain.errors[0]["error"] == "CounterPermission" and "NVreg_RestrictProfilingToAdminUsers=0" in \
         brain.errors[0]["message"]
-    assert r.tool_calls[:2] == ["timeline", "kernel_profile"] and r.answer is not None
+    assert r.tool_calls[:2] == ["timeline", "kernel_profile"] and r.answered
     system = api.requests[0]["system"][0]["text"]
-    assert "ERR_NVGPUCTRPERM" in system and "ToolMissing" in system and "mechanism_id" in system
+    assert "ERR_NVGPUCTRPERM" in system and "ToolMissing" in system and "`mechanism` (id)" in system

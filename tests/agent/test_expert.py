@@ -6,7 +6,7 @@ import json
 import pytest
 
 from kernel_profiler.agent import transcript as tx
-from kernel_profiler.agent.orchestrator import AskResult
+from kernel_profiler.answer import AskResult
 from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.protocol import ReplayDivergence
 from kernel_profiler.analysis.engine import analyze
@@ -29,13 +29,14 @@ def test_softmax_four_part_answer_accepted(captures, tmp_path):
     r, stages, rec = ask(captures, "cu_softmax_naive", tmp_path)
     assert r.accepted and not r.inconclusive
     assert r.tool_calls == ["timeline", "kernel_profile", "sass", "submit_answer"]
-    a = r.answer
-    assert a["bound"] == "memory" and a["mechanism_id"] == "uncoalesced_global"
-    assert a["bottleneck"] and a["mechanism"] and a["fix"] and len(a["evidence"]) >= 2
-    assert a["fix_metric"] and a["fix_direction"] in ("increase", "decrease")
+    a = r
+    assert a.bound == "memory" and a.mechanism == "uncoalesced_global"
+    assert a.bottleneck and a.explanation and a.fix and len(a.evidence) >= 2
+    assert a.fix.metric and a.fix.direction in ("increase", "decrease")
     # the same answer the engine gives from the same captures
     d = analyze([captures.case_dir("cu_softmax_naive")])
-    assert a["bottleneck"] == d.bottleneck and a["mechanism_id"] == d.mechanism
+    assert a.bottleneck == d.bottleneck and a.mechanism == d.mechanism
+    assert a.as_answer() == d.as_answer()  # the engine's answer, field for field
     assert [v["verdict"] for v in r.verdicts] == ["accept"]
     assert any(s.startswith("timeline:") for s in stages) and any("critic" in s for s in stages)
     md = r.markdown()
@@ -73,7 +74,7 @@ def test_host_bound_stops_after_timeline(captures, tmp_path):
     r, stages, rec = ask(captures, "cu_tiny_launches", tmp_path)
     assert r.accepted and r.stopped_after_timeline
     assert r.tool_calls == ["timeline", "submit_answer"]
-    assert r.answer["bound"] == "host" and r.answer["mechanism_id"] == "launch_overhead"
+    assert r.bound == "host" and r.mechanism == "launch_overhead"
     names = [e["name"] for e in events(rec, "tool_call")]
     assert "kernel_profile" not in names and "sass" not in names
     # the orchestrator forced the answer right after the host-bound timeline
@@ -84,12 +85,12 @@ def test_host_bound_stops_after_timeline(captures, tmp_path):
 def test_host_bound_with_insist_profiles_kernels(captures, tmp_path):
     r, _, _ = ask(captures, "cu_tiny_launches", tmp_path, insist=True)
     assert "kernel_profile" in r.tool_calls
-    assert r.answer["bound"] == "host"  # the timeline still decides the answer
+    assert r.bound == "host"  # the timeline still decides the answer
 
 
 def test_near_peak_gemm_is_done(captures, tmp_path):
     r, _, _ = ask(captures, "cu_cublas_bf16", tmp_path)
-    assert r.accepted and r.answer["mechanism_id"] == "near_peak"
+    assert r.accepted and r.mechanism == "near_peak"
     assert r.tool_calls[-2] == "sass"
 
 
@@ -101,7 +102,7 @@ def test_record_replay_round_trip(captures, tmp_path):
     kinds = {e["event"] for e in evs}
     assert {"model_request", "model_response", "tool_call", "tool_result", "answer", "critic_verdict"} <= kinds
     r2 = replay(rec)
-    assert r2.replayed and r2.answer == r.answer and r2.accepted == r.accepted and r2.tool_calls == r.tool_calls
+    assert r2.replayed and r2.as_answer() == r.as_answer() and r2.accepted == r.accepted and r2.tool_calls == r.tool_calls
 
 
 def test_tampered_transcript_diverges(captures, tmp_path):

@@ -15,18 +15,19 @@ from kernel_profiler.agent.models.expert import self_critique
 from kernel_profiler.agent.session import run_ask
 from kernel_profiler.analysis.engine import diagnose
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.critic import Answer, EvidenceItem, critique
+from kernel_profiler.answer import Answer, Diagnosis, Evidence
+from kernel_profiler.critic import critique
 
 
-def _note_line(d) -> EvidenceItem:
+def _note_line(d) -> Evidence:
     """The evidence line of the engine's own no-straggler note (the kind of line the critic rejected live)."""
     note = next(f for f in d.secondary if f.evidence and f.evidence[0].metric == "multirank.collective_enter_spread_ns")
     e = note.evidence[0]
-    return EvidenceItem(metric=e.metric, value=e.value, unit=e.unit, artifact=e.artifact, text=e.meaning)
+    return Evidence(metric=e.metric, value=e.value, unit=e.unit, artifact=e.artifact, meaning=e.meaning)
 
 
 def _with_rank_note(d) -> Answer:
-    a = Answer.from_diagnosis(d)
+    a = d.as_answer()
     return a.model_copy(update={"evidence": a.evidence + [_note_line(d)]})
 
 
@@ -44,17 +45,17 @@ def test_rejected_evidence_line_is_dropped_and_the_rest_passes(captures):
 
 def test_an_answer_that_cannot_be_repaired_is_submitted_as_inconclusive(captures):
     """A draft written from other captures (another run's numbers) cannot be backed by these ones."""
-    other = Answer.from_diagnosis(diagnose(load_paths([captures.case_dir("mr_uneven")])))
+    other = diagnose(load_paths([captures.case_dir("mr_uneven")])).as_answer()
     path = str(captures.case_dir("mr_balanced"))
     out, notes = self_critique(other, [path])
-    assert out.bound == "inconclusive" and out.mechanism_id is None and "as inconclusive" in notes[0]
-    assert "straggler" not in out.bottleneck and not any(ch.isdigit() for ch in out.bottleneck + out.mechanism)
+    assert out.bound == "inconclusive" and out.mechanism is None and "as inconclusive" in notes[0]
+    assert "straggler" not in out.bottleneck and not any(ch.isdigit() for ch in out.bottleneck + out.explanation)
     assert critique(out, load_paths([path])).verdict == "accept"
 
 
 def test_an_accepted_draft_is_left_alone(captures):
     path = str(captures.case_dir("cu_softmax_naive"))
-    a = Answer.from_diagnosis(diagnose(load_paths([path])))
+    a = diagnose(load_paths([path])).as_answer()
     assert self_critique(a, [path]) == (a, [])
     assert self_critique(a, []) == (a, [])  # nothing to check against (a replay): the draft as it is
 
@@ -62,18 +63,18 @@ def test_an_accepted_draft_is_left_alone(captures):
 def test_ask_never_submits_what_its_critic_rejects(captures, tmp_path, monkeypatch):
     """In a whole ask: the expert's draft carries the rejected line; with the self-critique every submitted answer is
     accepted at once, without it the same draft is rejected until the run ends inconclusive."""
-    orig = Answer.from_diagnosis
+    orig = Diagnosis.as_answer
     line = _note_line(diagnose(load_paths([captures.case_dir("mr_balanced")])))
 
     def drafts_with_note(d):
         a = orig(d)
         return a.model_copy(update={"evidence": a.evidence + [line]})
 
-    monkeypatch.setattr(Answer, "from_diagnosis", staticmethod(drafts_with_note))
+    monkeypatch.setattr(Diagnosis, "as_answer", drafts_with_note)
     r = run_ask("why is mr_balanced slow", None, [str(captures.case_dir("mr_balanced"))], "expert",
                 str(tmp_path / "a.jsonl"), lambda s: None, root=tmp_path)
     assert r.accepted and not any(v["verdict"] == "reject" for v in r.verdicts)
-    assert not any(e["metric"] == "multirank.collective_enter_spread_ns" for e in r.answer["evidence"])
+    assert not any(e.metric == "multirank.collective_enter_spread_ns" for e in r.evidence)
     monkeypatch.setattr(expert_mod, "self_critique", lambda a, paths, earlier=(): (a, []))
     r2 = run_ask("why is mr_balanced slow", None, [str(captures.case_dir("mr_balanced"))], "expert",
                  str(tmp_path / "b.jsonl"), lambda s: None, root=tmp_path)

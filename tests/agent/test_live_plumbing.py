@@ -76,7 +76,7 @@ def test_live_ask_runs_timeline_ncu_sass(stand_ins, tmp_path):
     r = run_ask("why is my softmax slow", target, [], "expert", str(rec), stages.append, root=tmp_path)
     assert r.accepted, r.verdicts
     assert r.tool_calls == ["timeline", "kernel_profile", "sass", "submit_answer"]
-    assert r.answer["mechanism_id"] == "uncoalesced_global"
+    assert r.mechanism == "uncoalesced_global"
     assert any("running the program under nsys" in s for s in stages)
     header, evs = tx.read(rec)
     assert header["cmd"] == target and header["artifacts"] == []
@@ -85,7 +85,7 @@ def test_live_ask_runs_timeline_ncu_sass(stand_ins, tmp_path):
     assert res["kernel_profile"]["content"]["mode"] == "captured"
     assert res["sass"]["content"]["source"].endswith("profile.ncu-rep")
     assert any("kept in" in n for n in r.notices)
-    assert replay(rec).answer == r.answer
+    assert replay(rec).as_answer() == r.as_answer()
 
 
 def test_live_without_counter_access_answers_from_timeline(stand_ins, tmp_path):
@@ -98,9 +98,9 @@ def test_live_without_counter_access_answers_from_timeline(stand_ins, tmp_path):
     kp = [e for e in evs if e["event"] == "tool_result" and e["name"] == "kernel_profile"][0]
     assert kp["is_error"] and kp["content"]["error"] == "CounterPermission"
     # the expert answers from what the timeline allows, says why it cannot go deeper, and how to settle it
-    assert r.accepted and r.inconclusive and r.answer["bound"] == "inconclusive"
-    assert "softmax_rows" in r.answer["bottleneck"]
-    assert "ERR_NVGPUCTRPERM" in r.answer["mechanism"] and "CAP_SYS_ADMIN" in r.answer["mechanism"]
+    assert r.accepted and r.inconclusive and r.bound == "inconclusive"
+    assert "softmax_rows" in r.bottleneck
+    assert "ERR_NVGPUCTRPERM" in r.explanation and "CAP_SYS_ADMIN" in r.explanation
     assert "ncu --set full -k regex:softmax_rows" in r.settle
 
 

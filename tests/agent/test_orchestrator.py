@@ -6,7 +6,6 @@ import pytest
 from kernel_profiler.agent.orchestrator import offered_tools
 from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.tools import tool_specs, REGISTRY
-from kernel_profiler.critic import Answer
 from kernel_profiler.analysis.engine import analyze
 
 from .scripted import ScriptedModel, call
@@ -21,7 +20,7 @@ def test_tool_specs_from_pydantic_models():
         for p in declared["properties"].values():
             p.pop("live_only", None)  # the marker stays out of what a model reads
         assert s.input_schema == declared
-    assert set(specs["submit_answer"].input_schema["required"]) >= {"bottleneck", "mechanism", "fix"}
+    assert set(specs["submit_answer"].input_schema["required"]) >= {"bottleneck", "explanation", "fix"}
 
 
 def test_captures_only_offer_no_program_tools_and_no_live_ncu_options():
@@ -36,7 +35,7 @@ def test_captures_only_offer_no_program_tools_and_no_live_ncu_options():
 
 def test_a_tool_not_offered_is_refused(captures, tmp_path):
     art = str(captures.case_dir("cu_softmax_naive"))
-    good = Answer.from_diagnosis(analyze([art])).model_dump(mode="json")
+    good = analyze([art]).as_answer().model_dump(mode="json")
     m = ScriptedModel([call("timeline", 1), call("gpu_telemetry", 2), call("submit_answer", 3, **good)])
     r = run_ask("q", None, [art], "expert", None, lambda s: None, root=tmp_path, model=m)
     assert [t.name for t in m.requests[0]["tools"]] == ["timeline", "kernel_profile", "sass", "read_source",
@@ -48,7 +47,7 @@ def test_a_tool_not_offered_is_refused(captures, tmp_path):
 
 def test_no_kernel_profile_before_timeline(captures, tmp_path):
     art = str(captures.case_dir("cu_softmax_naive"))
-    good = Answer.from_diagnosis(analyze([art])).model_dump(mode="json")
+    good = analyze([art]).as_answer().model_dump(mode="json")
     m = ScriptedModel([call("kernel_profile", 1, kernel_regex="softmax_rows"), call("timeline", 2),
                        call("submit_answer", 3, **good)])
     r = run_ask("q", None, [art], "expert", None, lambda s: None, root=tmp_path, model=m)
@@ -61,7 +60,7 @@ def test_kernel_profile_only_on_dominant_kernels(captures, tmp_path):
     art = str(captures.case_dir("cu_softmax_naive"))
     m = ScriptedModel([call("timeline", 1), call("kernel_profile", 2, kernel_regex="not_a_kernel_here"),
                        call("kernel_profile", 3, kernel_regex="softmax_rows"),
-                       lambda msgs: call("submit_answer", 4, **Answer.from_diagnosis(analyze([art])).model_dump(mode="json"))])
+                       lambda msgs: call("submit_answer", 4, **analyze([art]).as_answer().model_dump(mode="json"))])
     r = run_ask("q", None, [art], "expert", None, lambda s: None, root=tmp_path, model=m)
     refused = m.requests[2]["last"]
     assert refused["content"]["error"] == "OrderViolation" and "dominate" in refused["content"]["message"]
@@ -72,7 +71,7 @@ def test_kernel_profile_only_on_dominant_kernels(captures, tmp_path):
 
 def test_host_bound_refuses_kernel_profile(captures, tmp_path):
     art = str(captures.case_dir("cu_tiny_launches"))
-    good = Answer.from_diagnosis(analyze([art])).model_dump(mode="json")
+    good = analyze([art]).as_answer().model_dump(mode="json")
     m = ScriptedModel([call("timeline", 1), call("kernel_profile", 2, kernel_regex="tiny_update"),
                        call("submit_answer", 3, **good)])
     r = run_ask("q", None, [art], "expert", None, lambda s: None, root=tmp_path, model=m)
@@ -88,8 +87,8 @@ def test_rejected_answers_end_inconclusive(captures, tmp_path):
     invented = {"bottleneck": "softmax_rows is memory-bound: 17.3 sectors per request.",
                 "evidence": [{"metric": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "value": 123456789.0,
                               "unit": "sector", "artifact": "ncu.ncu-rep"}],
-                "mechanism": "Scattered loads waste 77.7% of each sector because lanes read different rows.",
-                "fix": "Coalesce the loads.", "fix_metric": "dram__bytes_read.sum", "fix_direction": "decrease"}
+                "explanation": "Scattered loads waste 77.7% of each sector because lanes read different rows.",
+                "fix": {"change": "Coalesce the loads.", "metric": "dram__bytes_read.sum", "direction": "decrease"}}
     m = ScriptedModel([call("timeline", 1), call("submit_answer", 2, **invented), call("submit_answer", 3, **invented),
                        call("submit_answer", 4, **invented)])
     rec = tmp_path / "t.jsonl"
@@ -103,7 +102,7 @@ def test_rejected_answers_end_inconclusive(captures, tmp_path):
     assert "# Inconclusive" in r.markdown() and "What would settle it" in r.markdown()
     # the run replays to the same inconclusive end
     r2 = replay(rec)
-    assert r2.inconclusive and r2.answer == r.answer
+    assert r2.inconclusive and r2.as_answer() == r.as_answer()
 
 
 def test_no_program_and_no_artifacts_suggests_targets(tmp_path):

@@ -155,8 +155,8 @@ def test_critic_gets_one_cached_diagnosis_across_answers(captures, tmp_path, mon
     invented = {"bottleneck": "softmax_rows is memory-bound.",
                 "evidence": [{"metric": "dram__bytes_read.sum", "value": 123456789.0, "unit": "byte",
                               "artifact": "ncu.ncu-rep"}],
-                "mechanism": "Invented.", "fix": "Coalesce the loads.", "fix_metric": "dram__bytes_read.sum",
-                "fix_direction": "decrease"}
+                "explanation": "Invented.", "fix": {"change": "Coalesce the loads.", "metric": "dram__bytes_read.sum",
+                                                    "direction": "decrease"}}
     m = ScriptedModel([call("timeline", 1)] + [call("submit_answer", i, **invented) for i in (2, 3, 4)])
     r = run_ask("q", None, [art], "expert", None, lambda s: None, root=tmp_path, model=m)
     assert not r.accepted and len(seen) == 3

@@ -93,10 +93,9 @@ def test_find_targets(tree):
 def test_adversarial_model_turns_refused(captures, tree):
     """A model that tries shell injection, paths outside the tree and a bad section gets typed refusals."""
     art = str(captures.case_dir("cu_softmax_naive"))
-    from kernel_profiler.critic import Answer
     from kernel_profiler.analysis.engine import analyze
 
-    good = Answer.from_diagnosis(analyze([art])).model_dump(mode="json")
+    good = analyze([art]).as_answer().model_dump(mode="json")
     m = ScriptedModel([
         call("timeline", 1),
         call("kernel_profile", 2, kernel_regex="softmax_rows; rm -rf ~"),

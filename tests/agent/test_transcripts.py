@@ -1,6 +1,8 @@
 """Every committed transcript replays with no GPU, no profilers and no network."""
 from __future__ import annotations
 
+from kernel_profiler.answer import Answer
+
 from pathlib import Path
 
 import pytest
@@ -31,10 +33,8 @@ def test_transcript_replays(path, monkeypatch):
         turns = [e["turn"]["model"] for e in events if e["event"] == "model_response"]
         assert turns and all("not Claude" in m for m in turns)
     r = replay(path)
-    assert r.replayed and r.answer is not None
+    assert r.replayed and r.answered
     final = [e for e in events if e["event"] == "answer" and e.get("final")][-1]
-    assert r.accepted == final["accepted"] and r.answer == final["answer"]
+    assert r.accepted == final["accepted"] and r.as_answer() == Answer.model_validate(final["answer"])
     if not r.inconclusive:
-        for part in ("bottleneck", "mechanism", "fix"):
-            assert r.answer[part]
-        assert r.answer["evidence"]
+        assert r.bottleneck and r.mechanism and r.explanation and r.fix and r.evidence

@@ -56,4 +56,4 @@ def test_ask_compares_ranks_before_profiling_kernels(captures):
     assert r.accepted and not r.inconclusive
     names = [c["name"] if isinstance(c, dict) else c for c in r.tool_calls]
     assert "kernel_profile" not in str(names)  # a straggler ends the investigation before ncu
-    assert r.answer["mechanism_id"] == "rank_imbalance" and "Rank 1" in r.answer["bottleneck"]
+    assert r.mechanism == "rank_imbalance" and "Rank 1" in r.bottleneck

@@ -9,8 +9,7 @@ import re
 
 import pytest
 
-from kernel_profiler.agent.orchestrator import AskResult
-from kernel_profiler.critic import Answer
+from kernel_profiler.answer import AskResult
 from kernel_profiler.display import times
 from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.render.html import render_html, rooflines_for
@@ -130,8 +129,7 @@ def test_verify_text_has_units(captures):
 
 def test_ask_answer_values_carry_units(rendered):
     d = rendered["cu_softmax_naive"][0]
-    res = AskResult(question="why is my softmax slow", model="offline-expert",
-                    answer=Answer.from_diagnosis(d).model_dump(), accepted=True)
+    res = AskResult.of(d.as_answer(), question="why is my softmax slow", model="offline-expert", accepted=True)
     out = res.render()
     assert "- 4 bytes/sector `smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio`" in out
     assert "4.0 byte/sector" not in out

@@ -24,7 +24,7 @@ from typing import Any, Callable, Literal, Optional
 from pydantic import BaseModel, Field, ValidationError
 
 from ..analysis.decide import TIMELINE_VERDICTS
-from ..answer import BOUNDS, MECHANISMS
+from ..answer import BOUNDS, MECHANISMS, Answer, AskResult
 from ..errors import KernelProfilerError
 from . import transcript as tx
 from .compact import STEERING_KEYS, Compactor
@@ -49,70 +49,6 @@ def offered_tools(cmd: Optional[list[str]]) -> tuple[str, ...]:
 
 
 # ----------------------------------------------------------------- results
-class AskResult(BaseModel):
-    """What `kernel-profiler ask` / `replay` returns."""
-
-    source: str = Field("program", description="what the answer is about: `program` (the command after `--`), "
-                                              "`artifacts` (the given captures), `demo` (the bundled capture, not "
-                                              "the user's program) or `transcript` (a replayed recording)")
-    source_note: Optional[str] = Field(None, description="said first when the answer is not about the user's program")
-    question: str
-    model: str = Field(description="the backend that wrote the final answer")
-    answer: Optional[dict] = Field(None, description="critic.Answer as JSON (bottleneck, evidence, mechanism, fix, ...)")
-    accepted: bool = Field(False, description="the critic accepted the answer")
-    inconclusive: bool = Field(False, description="no answer passed the critic (or the run hit a limit)")
-    settle: Optional[str] = Field(None, description="the experiment that would settle it, when inconclusive")
-    verdicts: list[dict] = Field(default_factory=list, description="every critic verdict: stage, verdict, reasons")
-    notices: list[str] = Field(default_factory=list, description="fallbacks and refusals the user should know about")
-    tool_calls: list[str] = Field(default_factory=list, description="tools called, in order")
-    stopped_after_timeline: bool = False
-    usage: Usage = Field(default_factory=Usage)
-    transcript: Optional[str] = None
-    replayed: bool = False
-
-    def render(self) -> str:
-        """The answer for a terminal: the four parts as Markdown, then what the user should know."""
-        return self.markdown()
-
-    def markdown(self) -> str:
-        a = self.answer or {}
-        head = (f"> {self.source_note}\n\n" if self.source_note else "") + (
-            "# Inconclusive\n\n" if self.inconclusive else "")
-        ev = "\n".join(f"- {_value(e)} `{e.get('metric') or ''}`"
-                       f"{' — ' + e['text'] if e.get('text') else ''} ({e.get('artifact') or 'no artifact'})"
-                       for e in a.get("evidence", []))
-        fix = a.get("fix", "")
-        if a.get("fix_metric"):
-            fix += f"\n\nExpect `{a['fix_metric']}` to {'rise' if a.get('fix_direction') == 'increase' else 'fall'}."
-        body = (f"## Bottleneck\n{a.get('bottleneck', '(none)')}\n\n## Evidence\n{ev or '(none)'}\n\n"
-                f"## Mechanism\n{a.get('mechanism', '(none)')}\n\n## Fix\n{fix or '(none)'}\n") if a else ""
-        if a.get("also_found"):
-            body += "\n## Also found\n" + "\n".join(f"- {x}" for x in a["also_found"]) + "\n"
-        tail = ""
-        if self.inconclusive:
-            why = list(dict.fromkeys(r for v in self.verdicts if v.get("verdict") == "reject"
-                                     for r in v.get("reasons", [])))  # each reason once
-            tail = ("\n## Why inconclusive\n" + ("\n".join(f"- {r}" for r in why[-5:]) or "- the run hit its limits")
-                    + f"\n\n## What would settle it\n{self.settle or '(unknown)'}\n")
-        notes = "".join(f"\n> {n}" for n in self.notices)
-        u = self.usage
-        tokens = (f"; {u.total_input_tokens} input tokens ({u.cache_read_input_tokens} read from the prompt cache), "
-                  f"{u.output_tokens} output" if u.total_input_tokens or u.output_tokens else "")
-        notes += f"\n> Answer by {self.model}{' (replayed)' if self.replayed else ''}{tokens}."
-        return head + body + tail + "\n" + notes.strip() + "\n"
-
-
-def _value(e: dict) -> str:
-    """An evidence value with its unit, for people (display.quantity: scaled, 4 significant digits)."""
-    from ..display import quantity
-
-    v = e.get("value")
-    try:
-        return quantity(float(v), e.get("unit") or "")
-    except (TypeError, ValueError):
-        return f"{v} {e.get('unit') or ''}".strip()
-
-
 class Submitted(Exception):
     def __init__(self, answer: Optional[dict], accepted: bool):
         self.answer, self.accepted = answer, accepted
@@ -267,8 +203,8 @@ class Orchestrator:
         self.env.finish()
         # Inconclusive: no answer passed the critic, or the accepted answer itself says the evidence cannot decide.
         inconclusive = not accepted or (answer or {}).get("bound") == "inconclusive"
-        res = AskResult(question=self.question, model=self.model.name, answer=answer, accepted=accepted,
-                        inconclusive=inconclusive, settle=settle(self.cmd, self.timeline, self.verdicts) if inconclusive else None,
+        res = AskResult.of(answer, question=self.question, model=self.model.name, accepted=accepted,
+                           inconclusive=inconclusive, settle=settle(self.cmd, self.timeline, self.verdicts) if inconclusive else None,
                         verdicts=self.verdicts, notices=self.notices, tool_calls=self.calls,
                         stopped_after_timeline=(self.timeline is not None
                                                 and self.calls.count("kernel_profile") == self.refused.count("kernel_profile")
@@ -318,8 +254,6 @@ class Orchestrator:
 
     # ------------------------------------------------------------ answers
     def _submit(self, call_id: str, args: dict) -> None:
-        from ..critic import Answer
-
         self.calls.append("submit_answer")
         self._event("tool_call", id=call_id, name="submit_answer", input=args)
         self.env.submitted(args)
@@ -331,7 +265,7 @@ class Orchestrator:
             verdict = self.env.schema_verdict(verdict)
             self._event("critic_verdict", **verdict)
             return self._rejected(call_id, verdict, None)
-        adict = answer.model_dump(mode="json", exclude={"also_found"} if not answer.also_found else None)
+        adict = answer.model_dump(mode="json")
         self.last_answer = adict
         self._event("answer", final=False, attempt=self.rejections + 1, answer=adict)
         self.progress("critic: checking the answer against the captures")

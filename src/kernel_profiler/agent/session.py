@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..answer import Answer, AskResult
 from ..errors import ToolMissing, UsageError
 from . import transcript as tx
 from .context import ToolContext
@@ -14,7 +15,7 @@ from .finders import python_script_target
 from .live import LiveEnvironment
 from .models.expert import ExpertModel
 from .models.replay import RecordedEnvironment, ReplayModel
-from .orchestrator import AskResult, Orchestrator
+from .orchestrator import Orchestrator
 from .protocol import Model, ReplayDivergence
 from .sandbox import Sandbox, missing_tool_message
 from .tools.host import FindTargetsInput, run_find_targets
@@ -70,6 +71,14 @@ def run_ask(question: str, cmd: Optional[list[str]], artifacts: list[str], model
             shutil.rmtree(sandbox.scratch, ignore_errors=True)
 
 
+def _answer_json(answer: Optional[dict | Answer]) -> str:
+    """An answer as comparable JSON (a recorded answer of any schema version is read as the Answer it is)."""
+    if answer is None:
+        return "null"
+    a = answer if isinstance(answer, Answer) else Answer.model_validate(answer)
+    return json.dumps(a.model_dump(mode="json", exclude={"schema_version"}), sort_keys=True)
+
+
 def replay(path: str | Path, progress: Optional[Callable[[str], None]] = None) -> AskResult:
     """Re-run a transcript from its recorded model turns and tool results: no GPU, profilers or network.
 
@@ -86,8 +95,8 @@ def replay(path: str | Path, progress: Optional[Callable[[str], None]] = None) -
         raise ReplayDivergence(f"{src}: the replayed run ended before using every recorded model turn")
     recorded = next((e for e in reversed(events) if e["event"] == "answer" and e.get("final")), None)
     if recorded is not None and (recorded.get("accepted") != res.accepted
-                                 or json.dumps(recorded.get("answer"), sort_keys=True)
-                                 != json.dumps(res.answer, sort_keys=True)):
+                                 or _answer_json(recorded.get("answer"))
+                                 != _answer_json(res.as_answer() if res.answered else None)):
         raise ReplayDivergence(f"{src}: the replayed final answer differs from the recorded one")
     res.transcript = src
     res.source = "transcript"

@@ -17,8 +17,8 @@ from typing import Iterable, Optional
 
 from ..artifacts import load_paths
 from ..artifacts.tables import Artifacts
-from ..answer import Diagnosis
-from .answer import Answer, AnswerFormatError, EvidenceItem, NumberAudit, Verdict
+from ..answer import Answer, Diagnosis
+from .answer import AnswerFormatError, EvidenceItem, NumberAudit, Verdict
 from .checks import CHECKS, build_context
 from .facts import Facts, gather_facts
 from .form import clean, parse_answer
@@ -40,14 +40,16 @@ def facts_for(artifacts: Artifacts, diagnosis: Diagnosis) -> Facts:
 
 
 def _raw_of(a: Answer) -> str:
-    return "\n".join([a.bottleneck, a.mechanism, a.fix] + [e.text for e in a.evidence])
+    return "\n".join([a.bottleneck, a.explanation, a.fix_text] + [e.meaning for e in a.evidence])
 
 
 def _cleaned(a: Answer) -> Answer:
     c = a.model_copy(deep=True)
-    c.bottleneck, c.mechanism, c.fix = clean(a.bottleneck), clean(a.mechanism), clean(a.fix)
+    c.bottleneck, c.explanation = clean(a.bottleneck), clean(a.explanation)
+    if c.fix is not None:
+        c.fix.change, c.fix.expected = clean(c.fix.change), clean(c.fix.expected)
     for e in c.evidence:
-        e.text = clean(e.text)
+        e.meaning = clean(e.meaning)
     return c
 
 

@@ -1,61 +1,20 @@
-"""The answer under review and the critic's verdict, as pydantic models."""
+"""The critic's verdict, as pydantic models; the answer under review is `kernel_profiler.answer.Answer`."""
 from __future__ import annotations
 
 from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
-from ..answer import Diagnosis
+from ..answer import Answer, Evidence
 from ..errors import KernelProfilerError
 
 
 class AnswerFormatError(KernelProfilerError):
-    """The answer text is neither Diagnosis/Answer JSON nor a Markdown four-part answer."""
+    """The answer text is neither Answer/Diagnosis JSON nor a Markdown four-part answer."""
 
 
-# ---------------------------------------------------------------- models
-class EvidenceItem(BaseModel):
-    metric: Optional[str] = None
-    value: float
-    unit: Optional[str] = None
-    artifact: Optional[str] = None
-    kernel: Optional[str] = None
-    text: str = ""
-
-
-class Answer(BaseModel):
-    """The four-part answer an agent gives."""
-
-    bottleneck: str
-    evidence: list[EvidenceItem] = Field(default_factory=list)
-    mechanism: str
-    fix: str
-    fix_metric: Optional[str] = None
-    fix_direction: Optional[Literal["increase", "decrease"]] = None
-    bound: Optional[str] = None
-    mechanism_id: Optional[str] = None
-    kernel: Optional[str] = None
-    also_found: list[str] = Field(default_factory=list)  # one-time work etc., reported apart
-
-    @classmethod
-    def from_diagnosis(cls, d: Diagnosis) -> "Answer":
-        fix = ""
-        if d.fix is not None:
-            fix = d.fix.change + (f" Expected: {d.fix.expected}." if d.fix.expected else "")
-        return cls(
-            bottleneck=d.bottleneck,
-            evidence=[EvidenceItem(metric=e.metric, value=e.value, unit=e.unit, artifact=e.artifact,
-                                   kernel=e.kernel, text=e.meaning) for e in d.evidence],
-            mechanism=d.explanation,
-            fix=fix,
-            fix_metric=d.fix.metric if d.fix else None,
-            fix_direction=d.fix.direction if d.fix else None,
-            bound=d.bound,
-            mechanism_id=d.mechanism,
-            kernel=d.primary.kernel,
-            also_found=[f.bottleneck + (f" Fix: {f.fix.change}" if f.fix else "") for f in d.secondary
-                        if f.mechanism == "startup_dominated" and f is not d.primary],
-        )
+# The answer under review is the one answer model (kernel_profiler.answer.Answer); evidence items are its Evidence.
+EvidenceItem = Evidence
 
 
 class NumberAudit(BaseModel):

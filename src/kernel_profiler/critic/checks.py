@@ -47,22 +47,22 @@ class Context:
 
     def texts(self) -> list[tuple[str, str]]:
         a = self.answer
-        return [("bottleneck", a.bottleneck), ("mechanism", a.mechanism)] + [("evidence", e.text) for e in a.evidence]
+        return [("bottleneck", a.bottleneck), ("mechanism", a.explanation)] + [("evidence", e.meaning) for e in a.evidence]
 
     def described(self) -> list[tuple[str, str, str]]:
         """(where, text, words that describe its numbers): an evidence line is described by its metric and kernel too."""
         a = self.answer
-        return [("bottleneck", a.bottleneck, ""), ("mechanism", a.mechanism, "")] + \
-            [("evidence", e.text, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]
+        return [("bottleneck", a.bottleneck, ""), ("mechanism", a.explanation, "")] + \
+            [("evidence", e.meaning, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]
 
 
 GENERIC = catalog.GENERIC_CLAIMS  # claimed only when no specific mechanism is named (bound words)
 
 
 def claimed_mechanism(a: Answer) -> Optional[str]:
-    if a.mechanism_id:
-        return a.mechanism_id
-    for text in (a.bottleneck, a.mechanism):
+    if a.mechanism:
+        return a.mechanism
+    for text in (a.bottleneck, a.explanation):
         hits = [(i in GENERIC, m.start(), i) for i, e in CATALOG.items() if (m := e.words.search(scrub(text or "")))]
         if hits:
             return min(hits)[2]
@@ -78,7 +78,7 @@ def check_reviewer(c: Context) -> list[str]:
 
 def check_parts(c: Context) -> list[str]:
     a, out = c.answer, []
-    for name, val in (("bottleneck", a.bottleneck), ("mechanism", a.mechanism), ("fix", a.fix)):
+    for name, val in (("bottleneck", a.bottleneck), ("mechanism", a.explanation), ("fix", a.fix_text)):
         if not (val or "").strip():
             out.append(f"The {name} part is missing: add a `## {name.capitalize()}` section.")
     if not a.evidence:
@@ -100,14 +100,14 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
     for e in c.answer.evidence:
         q = evidence_quantity(e.value, e.unit)
         if any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
-               for x in quantities(e.text)):
+               for x in quantities(e.meaning)):
             continue  # the line's own text carries the number and is checked above
-        text = f"{e.metric or ''} {e.text}"
+        text = f"{e.metric or ''} {e.meaning}"
         concepts = sentence_concepts(text)
         tokens = {e.metric} if e.metric else set()
-        kernels = c.scope.allowed(f"{e.kernel or ''} {e.text}", c.facts) | ({k for k in c.facts.kernels
+        kernels = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts) | ({k for k in c.facts.kernels
                                                                               if e.kernel and k in e.kernel.replace(' ', '')})
-        out.append(("evidence", e.metric or e.text[:60], q, concepts, tokens, kernels, Use()))
+        out.append(("evidence", e.metric or e.meaning[:60], q, concepts, tokens, kernels, Use()))
     return out
 
 
@@ -117,10 +117,10 @@ def _named_evidence(c: Context) -> list[str]:
     for e in c.answer.evidence:
         if not e.metric or e.metric not in c.facts.by_metric:
             continue
-        if len(METRIC_TOKEN.findall(e.text.replace("`", " "))) > 1:
+        if len(METRIC_TOKEN.findall(e.meaning.replace("`", " "))) > 1:
             continue  # a line naming several metrics (a ratio, two operands): its numbers are checked as prose
         q = evidence_quantity(e.value, e.unit)
-        ks = c.scope.allowed(f"{e.kernel or ''} {e.text}", c.facts)
+        ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
         if not any(close(f.value, v, t) for f in vals for _, v, t in candidates(q)):
             near = min(vals, key=lambda f: abs(f.value - q.value))
@@ -168,31 +168,31 @@ def check_numbers(c: Context) -> list[str]:
 # ----------------------------------------------------------------------------- mechanism
 def check_mechanism(c: Context) -> list[str]:
     a = c.answer
-    if not (a.mechanism or "").strip() or _is_dump(c):
+    if not (a.explanation or "").strip() or _is_dump(c):
         return []
     if _inconclusive(a):
         return []
-    why = causal_chain(a.mechanism, [c.claimed] if c.claimed else [])
+    why = causal_chain(a.explanation, [c.claimed] if c.claimed else [])
     return [f"Mechanism: {why}. Say why the code causes the measured numbers and how far that keeps it from the "
             f"roofline (or what idle/copy time it explains)."] if why else []
 
 
 def _inconclusive(a: Answer) -> bool:
     return (a.bound == "inconclusive" or bool(re.search(r"cannot (yet )?(separate|tell|distinguish|decide)|inconclusive",
-                                                        f"{a.bottleneck} {a.mechanism}", re.I)))
+                                                        f"{a.bottleneck} {a.explanation}", re.I)))
 
 
 def _is_dump(c: Context) -> bool:
     a = c.answer
-    n = len(a.evidence) + len(quantities(a.mechanism)) + len(METRIC_TOKEN.findall(a.mechanism or ""))
-    return n >= DUMP_MIN_NUMBERS and causal_chain(a.mechanism, [c.claimed] if c.claimed else []) is not None \
+    n = len(a.evidence) + len(quantities(a.explanation)) + len(METRIC_TOKEN.findall(a.explanation or ""))
+    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, [c.claimed] if c.claimed else []) is not None \
         and not _inconclusive(a)
 
 
 def check_not_a_dump(c: Context) -> list[str]:
-    if not (c.answer.mechanism or "").strip() or not _is_dump(c):
+    if not (c.answer.explanation or "").strip() or not _is_dump(c):
         return []
-    why = causal_chain(c.answer.mechanism, [c.claimed] if c.claimed else [])
+    why = causal_chain(c.answer.explanation, [c.claimed] if c.claimed else [])
     return [f"The answer lists counters without a causal chain ({why}): keep the two or three numbers that establish "
             f"the bottleneck and explain measurement -> mechanism -> gap."]
 
@@ -284,31 +284,32 @@ _SPEEDUP = re.compile(r"(\d+(?:\.\d+)?)\s?(?:x|×)\s*(?:faster|speed-?up|shorter
 
 def check_fix(c: Context) -> list[str]:
     a = c.answer
-    if not (a.fix or "").strip():
+    if not a.fix_text.strip():
         return []
     out = []
-    if not (a.fix_metric or "").strip():
+    fix_metric, fix_direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
+    if not (fix_metric or "").strip():
         out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
-    if a.fix_direction not in ("increase", "decrease"):
+    if fix_direction not in ("increase", "decrease"):
         out.append("The fix gives no direction: say whether the metric should increase or decrease, and by about how much.")
     e = CATALOG.get(c.claimed or "")
     if out or e is None:
         return out
-    metric = a.fix_metric or ""
+    metric = fix_metric or ""
     hit = next(((p, d) for p, d in e.fix_metrics if re.search(p, metric, re.I)), None)
     if hit is None:
         wanted = ", ".join(sorted({p.split("|")[0] for p, _ in e.fix_metrics}))
         out.append(f"The fix's metric '{metric}' does not measure {e.id.replace('_', ' ')}: name one the change moves "
                    f"({wanted}).")
-    elif hit[1] != a.fix_direction:
-        out.append(f"The fix says '{metric}' will {a.fix_direction}, but fixing {e.id.replace('_', ' ')} moves it the "
+    elif hit[1] != fix_direction:
+        out.append(f"The fix says '{metric}' will {fix_direction}, but fixing {e.id.replace('_', ' ')} moves it the "
                    f"other way ({hit[1]}), toward the roofline.")
     out += _fix_size(c)
     return out
 
 
 def _fix_size(c: Context) -> list[str]:
-    m = _SPEEDUP.search(c.answer.fix or "")
+    m = _SPEEDUP.search(c.answer.fix_text)
     if not m:
         return []
     factor = float(m.group(1) or m.group(2))
@@ -397,6 +398,6 @@ CHECKS = {
 
 
 def build_context(answer: Answer, facts: Facts, raw: str) -> Context:
-    whole = " ".join([answer.bottleneck, answer.mechanism] + [e.text for e in answer.evidence])
+    whole = " ".join([answer.bottleneck, answer.explanation] + [e.meaning for e in answer.evidence])
     scope = answer_scope(answer.bottleneck, whole, [answer.kernel], facts)
     return Context(answer=answer, facts=facts, raw=raw, scope=scope, claimed=claimed_mechanism(answer))

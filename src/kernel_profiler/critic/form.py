@@ -4,7 +4,7 @@
   bidi characters) before any check, so keywords cannot be hidden from the user but shown to the critic.
 - `addressed_to_reviewer` finds text written to the reviewer instead of the user (looked for in the
   raw text, hidden parts included).
-- `parse_answer` reads Diagnosis/Answer JSON or Markdown with `## Bottleneck`, `**Bottleneck:**`,
+- `parse_answer` reads Answer JSON (any shape kernel-profiler writes) or Markdown with `## Bottleneck`, `**Bottleneck:**`,
   `1. Bottleneck:` or plain `Bottleneck:` headings.
 - `causal_chain` tells a mechanism from a counter dump: a measurement, a cause, and its tie to the gap.
 """
@@ -16,8 +16,8 @@ from typing import Optional
 
 from pydantic import ValidationError
 
-from ..answer import Diagnosis
-from .answer import Answer, AnswerFormatError, EvidenceItem
+from ..answer import Answer, Diagnosis, Evidence, Fix
+from .answer import AnswerFormatError
 from .numbers import ARTIFACT_TOKEN, BARE, METRIC_TOKEN, QTY, scrub, sentences, to_quantity
 
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
@@ -96,7 +96,8 @@ def _key(word: str) -> str:
 
 
 def parse_answer(text: str) -> Answer:
-    """An Answer from Diagnosis JSON, Answer JSON, or a Markdown four-part answer (after `clean`)."""
+    """An Answer from JSON (analyze --json, ask --json, submit_answer input) or a Markdown four-part answer (after
+    `clean`)."""
     if not isinstance(text, str) or not text.strip():
         raise AnswerFormatError("the answer is empty: give Diagnosis JSON or Markdown with ## Bottleneck, "
                                 "## Evidence, ## Mechanism and ## Fix")
@@ -109,43 +110,28 @@ def parse_answer(text: str) -> Answer:
     return _parse_markdown(clean(text))
 
 
-def _flat_diagnosis(data: dict) -> dict:
-    """A diagnosis-shaped answer without `primary` (the fields `analyze --json` uses at its top level:
-    `mechanism` id + `explanation` prose, `fix` as an object, evidence `meaning`) as Answer fields."""
-    if "explanation" not in data and not isinstance(data.get("fix"), dict):
-        return data
-    out = dict(data)
-    if "explanation" in out:
-        out["mechanism_id"] = out.get("mechanism_id") or out.get("mechanism")
-        out["mechanism"] = out.pop("explanation")
-    fix = out.get("fix")
-    if isinstance(fix, dict):
-        out["fix"] = str(fix.get("change", "")) + (f" Expected: {fix['expected']}." if fix.get("expected") else "")
-        out.setdefault("fix_metric", fix.get("metric"))
-        out.setdefault("fix_direction", fix.get("direction"))
-    out["evidence"] = [dict(e, text=e.get("text") or e.get("meaning", "")) if isinstance(e, dict) else e
-                       for e in out.get("evidence", [])]
-    return out
-
-
 def _parse_json(body: str) -> Answer:
+    """Answer JSON in any shape kernel-profiler writes: `analyze --json` (a Diagnosis), `ask --json` (an AskResult),
+    the `submit_answer` input, or the pre-1.2 ask answer (read by Answer's legacy reader)."""
     try:
         data = json.loads(body)
     except ValueError as e:
         raise AnswerFormatError(f"the answer looks like JSON but does not parse ({e})") from e
     if not isinstance(data, dict):
-        raise AnswerFormatError("the answer JSON must be an object (a Diagnosis or an Answer)")
-    errors = []
+        raise AnswerFormatError("the answer JSON must be an object (an Answer, as `analyze --json` or `ask --json` "
+                                "print it)")
     if "primary" in data:
         try:
-            return Answer.from_diagnosis(Diagnosis.model_validate(data))
-        except ValidationError as e:
-            errors.append(f"not a Diagnosis ({e.error_count()} errors)")
+            return Diagnosis.model_validate(data).as_answer()
+        except ValidationError:
+            pass  # read as the Answer it holds at its top level
+    if "bottleneck" not in data and isinstance(data.get("answer"), dict):
+        data = data["answer"]  # `ask --json` before schema 1.2 nested the answer
     try:
-        return Answer.model_validate(_flat_diagnosis(data))
+        return Answer.model_validate(data)
     except ValidationError as e:
-        errors.append(f"not an Answer ({e.error_count()} errors, first: {e.errors()[0]['loc']} {e.errors()[0]['msg']})")
-    raise AnswerFormatError("the answer JSON is " + "; ".join(errors))
+        raise AnswerFormatError(f"the answer JSON is not an Answer ({e.error_count()} errors, first: "
+                                f"{'.'.join(str(x) for x in e.errors()[0]['loc'])} {e.errors()[0]['msg']})") from None
 
 
 def _line_is_heading(text: str, m: re.Match) -> bool:
@@ -171,14 +157,14 @@ def _parse_markdown(text: str) -> Answer:
     metric, direction = fix_metric_direction(fix)
     kern = re.search(r"`([A-Za-z_][\w:<>]*)", sections.get("bottleneck", ""))
     return Answer(kernel=kern.group(1) if kern else None, bottleneck=sections.get("bottleneck", ""),
-                  evidence=_parse_evidence(sections.get("evidence", "")), mechanism=sections.get("mechanism", ""),
-                  fix=fix, fix_metric=metric, fix_direction=direction)
+                  evidence=_parse_evidence(sections.get("evidence", "")), explanation=sections.get("mechanism", ""),
+                  fix=Fix(change=fix, metric=metric, direction=direction) if fix.strip() else None)
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$")
 
 
-def _parse_evidence(section: str) -> list[EvidenceItem]:
+def _parse_evidence(section: str) -> list[Evidence]:
     lines = [m.group(1) for m in (_BULLET.match(line) for line in section.splitlines()) if m]
     if not lines and section.strip():
         lines = [line for line in section.splitlines() if line.strip() and not line.strip().startswith("|--")]
@@ -195,9 +181,9 @@ def _parse_evidence(section: str) -> list[EvidenceItem]:
         else:
             continue
         kern = re.search(r"`([A-Za-z_]\w*)(?:\(|`)", line)
-        out.append(EvidenceItem(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=value_q.value,
+        out.append(Evidence(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=value_q.value,
                                 unit=unit, artifact=art_m.group(0) if art_m else None,
-                                kernel=kern.group(1) if kern else None, text=line.strip()))
+                                kernel=kern.group(1) if kern else None, meaning=line.strip()))
     return out
 
 

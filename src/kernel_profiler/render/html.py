@@ -64,7 +64,7 @@ def _same(a: Roofline, b: Roofline) -> bool:
 def _collect(d: Diagnosis, rooflines: Optional[Sequence[Roofline]]) -> tuple[list[Roofline], Optional[Roofline]]:
     """Kernels to chart (primary first when known) and the one whose gap is marked."""
     if rooflines is None:
-        rooflines = [f.roofline for f in [d.primary, *d.secondary] if f.roofline is not None]
+        rooflines = [f.roofline for f in [d.primary, *d.secondary] if f is not None and f.roofline is not None]
     out: list[Roofline] = []
     for r in rooflines:
         if not any(_same(r, o) for o in out):
@@ -441,7 +441,7 @@ def _fix_view(d: Diagnosis) -> Optional[dict]:
     fix = d.fix
     if fix is None:
         return None
-    arrow = "up" if fix.direction == "increase" else "down"
+    arrow = "up" if fix.direction == "increase" else "down" if fix.direction else "move"
     return {"change": code_spans(fix.change), "metric": fix.metric, "arrow": arrow,
             "expected": code_spans(fix.expected), "nums": fix_numbers(d)}
 
@@ -474,9 +474,10 @@ def render_html(diagnosis: Diagnosis, rooflines: list[Roofline] | None = None, *
                "moved_floor": fmt_value(r.floor_ns, "ns"), "moved_gap": _gap(r.gap),
                "needed": fmt_value(r.needed_bytes, "byte") if r.needed_bytes else "n/a",
                "moved": fmt_value(r.dram_bytes, "byte")} for i, r in enumerate(kernels)]
-    evidence = [{"value": fmt_value(e.value, e.unit), "metric": e.metric, "meaning": code_spans(e.meaning),
-                 "kernel": short_name(e.kernel, 90) if e.kernel else None, "artifact": e.artifact,
-                 "href": _link(e.artifact, base), "name": Path(e.artifact).name} for e in d.evidence]
+    evidence = [{"value": fmt_value(e.value, e.unit or ""), "metric": e.metric or "", "meaning": code_spans(e.meaning),
+                 "kernel": short_name(e.kernel, 90) if e.kernel else None, "artifact": e.artifact or "no artifact",
+                 "href": _link(e.artifact, base) if e.artifact else "", "name": Path(e.artifact).name if e.artifact
+                 else "no artifact"} for e in d.evidence]
     artifacts = [{"href": _link(a, base), "path": a, "name": Path(a).name} for a in d.artifacts]
     secondary = [{"what": f.mechanism or f.bound, "share": share_text(f.share), "bottleneck": code_spans(f.bottleneck)}
                  for f in also_found(d, 8)]

@@ -1,13 +1,15 @@
-"""Rendering a Diagnosis for people: terminal text and Markdown (the four-part answer first).
+"""Rendering an answer for people: Markdown and terminal text (the four-part answer first).
 
-Every number goes through display.py (units, 4 significant digits), every kernel
-name through display.short_name (an ellipsis, never a silent cut).
+One renderer for every Answer: a Diagnosis (`analyze`, `report`) adds the roofline, timeline, secondary
+findings and inputs set apart; an AskResult (`ask`, `replay`) adds what the user should know about the run
+(inconclusive, notices, which model answered). Every number goes through display.py (units, 4 significant
+digits), every kernel name through display.short_name (an ellipsis, never a silent cut).
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from ..answer import Diagnosis, Evidence, Finding, Roofline
+from ..answer import Answer, AskResult, Diagnosis, Evidence, Finding, Roofline
 from ..display import bandwidth, duration, flop_rate, fraction, quantity, short_name, size, times
 
 
@@ -17,29 +19,33 @@ def fmt_value(value: float, unit: str) -> str:
 
 
 def _evidence_line(e: Evidence) -> str:
-    where = e.artifact + (f" [`{short_name(e.kernel, 70)}`]" if e.kernel else "")  # code span: its digits are not numbers
+    # the kernel as a code span: its digits are not numbers
+    where = (e.artifact or "no artifact") + (f" [`{short_name(e.kernel, 70)}`]" if e.kernel else "")
     meaning = f" — {e.meaning}" if e.meaning else ""
-    return f"{fmt_value(e.value, e.unit)}  `{e.metric}`{meaning} ({where})"
+    metric = f" `{e.metric}`" if e.metric else ""
+    return f"{fmt_value(e.value, e.unit or '')}{metric}{meaning} ({where})"
 
 
-def fix_numbers(d: Diagnosis | Finding) -> str:
+def fix_numbers(d: Answer | Finding) -> str:
     """' (now 4 bytes/sector, target 32 bytes/sector)' with the unit of the evidence that holds the fix's metric."""
     x = d.fix
     if x is None or x.current_value is None:
         return ""
-    unit = next((e.unit for e in d.evidence if e.metric == x.metric), "")
-    if not unit and x.metric.endswith("duration.sum"):
+    unit = next((e.unit or "" for e in d.evidence if e.metric == x.metric), "")
+    if not unit and (x.metric or "").endswith("duration.sum"):
         unit = "ns"
     now = f"now {quantity(x.current_value, unit)}"
     return f" ({now}, target {quantity(x.target_value, unit)})" if x.target_value is not None else f" ({now})"
 
 
-def _fix_text(f: Finding | Diagnosis) -> str:
+def _fix_text(f: Finding | Answer) -> str:
     if f.fix is None:
         return "No change can be named from this evidence; see what would settle it below."
     x = f.fix
-    arrow = "up" if x.direction == "increase" else "down"
-    return f"{x.change}\nExpect `{x.metric}` to go {arrow}: {x.expected}{fix_numbers(f)}."
+    if not x.metric:
+        return x.text
+    move = f"to go {'up' if x.direction == 'increase' else 'down'}" if x.direction else "to move"
+    return f"{x.change}\nExpect `{x.metric}` {move}" + (f": {x.expected}" if x.expected else "") + f"{fix_numbers(f)}."
 
 
 def roofline_sentence(r: Roofline) -> str:
@@ -83,16 +89,26 @@ def share_text(share: Optional[float]) -> str:
     return f" ({fraction(share)} of time)" if share is not None else ""
 
 
-def markdown(d: Diagnosis) -> str:
-    lines = ["## Bottleneck", "", d.bottleneck, "", f"`bound: {d.bound}`  `mechanism: {d.mechanism or 'none'}`  "
-             f"`confidence: {d.confidence:.2f}`", "", "## Evidence", ""]
-    lines += [f"- {_evidence_line(e)}" for e in d.evidence]
-    lines += ["", "## Mechanism", "", d.explanation]
-    if d.roofline:
-        lines += ["", roofline_sentence(d.roofline)]
-    lines += ["", "## Fix", "", _fix_text(d)]
-    if d.missing:
-        lines += ["", "What would settle it: " + "; ".join(d.missing)]
+def four_parts(a: Answer) -> list[str]:
+    """Bottleneck, Evidence, Mechanism, Fix: the same four parts for every answer."""
+    tags = [f"`bound: {a.bound}`" if a.bound else "", f"`mechanism: {a.mechanism or 'none'}`" if a.bound else "",
+            f"`confidence: {a.confidence:.2f}`" if a.confidence is not None else ""]
+    lines = ["## Bottleneck", "", a.bottleneck or "(none)"]
+    if any(tags):
+        lines += ["", "  ".join(t for t in tags if t)]
+    lines += ["", "## Evidence", ""]
+    lines += [f"- {_evidence_line(e)}" for e in a.evidence] or ["(none)"]
+    lines += ["", "## Mechanism", "", a.explanation or "(none)"]
+    if isinstance(a, Diagnosis) and a.roofline:
+        lines += ["", roofline_sentence(a.roofline)]
+    lines += ["", "## Fix", "", _fix_text(a)]
+    if a.missing:
+        lines += ["", "What would settle it: " + "; ".join(a.missing)]
+    return lines
+
+
+def _diagnosis_context(d: Diagnosis) -> list[str]:
+    lines: list[str] = []
     if d.timeline:
         t = d.timeline
         lines += ["", "## Timeline", "",
@@ -107,13 +123,51 @@ def markdown(d: Diagnosis) -> str:
     if extra:
         lines += ["", "## Also found", ""]
         lines += [f"- {f.mechanism or f.bound}{share_text(f.share)}: {f.bottleneck}" for f in extra]
+    elif d.also_found:
+        lines += ["", "## Also found", ""] + [f"- {x}" for x in d.also_found]
     if d.warnings:
         lines += ["", "## Inputs not used", ""] + [f"- {w}" for w in d.warnings]
     lines += ["", f"Device: {d.device or 'unknown'}. Artifacts: " + ", ".join(d.artifacts)]
+    return lines
+
+
+def _ask_markdown(r: AskResult) -> str:
+    """An AskResult: the answer, then what the user should know about the run."""
+    head = (f"> {r.source_note}\n\n" if r.source_note else "") + ("# Inconclusive\n\n" if r.inconclusive else "")
+    body = ""
+    if r.answered:
+        lines = four_parts(r)
+        if r.also_found:
+            lines += ["", "## Also found", ""] + [f"- {x}" for x in r.also_found]
+        body = "\n".join(lines) + "\n"
+    tail = ""
+    if r.inconclusive:
+        why = list(dict.fromkeys(x for v in r.verdicts if v.get("verdict") == "reject"
+                                 for x in v.get("reasons", [])))  # each reason once
+        tail = ("\n## Why inconclusive\n\n" + ("\n".join(f"- {x}" for x in why[-5:]) or "- the run hit its limits")
+                + f"\n\n## What would settle it\n\n{r.settle or '(unknown)'}\n")
+    notes = "".join(f"\n> {n}" for n in r.notices)
+    u = r.usage
+    tokens = (f"; {u.total_input_tokens} input tokens ({u.cache_read_input_tokens} read from the prompt cache), "
+              f"{u.output_tokens} output" if u.total_input_tokens or u.output_tokens else "")
+    notes += f"\n> Answer by {r.model}{' (replayed)' if r.replayed else ''}{tokens}."
+    return head + body + tail + "\n" + notes.strip() + "\n"
+
+
+def markdown(a: Answer) -> str:
+    """The answer as Markdown: the four parts, then what is behind them (a Diagnosis's measurements, an ask run's
+    notes)."""
+    if isinstance(a, AskResult):
+        return _ask_markdown(a)
+    lines = four_parts(a)
+    if isinstance(a, Diagnosis):
+        lines += _diagnosis_context(a)
+    elif a.also_found:
+        lines += ["", "## Also found", ""] + [f"- {x}" for x in a.also_found]
     return "\n".join(lines) + "\n"
 
 
-def text(d: Diagnosis) -> str:
+def text(d: Answer) -> str:
     """Terminal rendering: the Markdown without the heading marks and table noise."""
     out = []
     for line in markdown(d).splitlines():

@@ -5,7 +5,7 @@ context, and tool results) and drives the same tools in the same order:
 timeline -> kernel_profile on the dominant kernel(s) if the timeline is
 kernel-bound (or the user insisted) -> sass if a SASS source exists -> the
 answer, written from the engine's findings that the tools returned
-(`Answer.from_diagnosis`). No network, no key, no randomness.
+(the Diagnosis's Answer). No network, no key, no randomness.
 
 Before it submits, it critiques its own draft (`self_critique`): the deterministic critic runs on the draft
 against the captures the tool results name; evidence lines the critic objects to are dropped, and if the
@@ -19,7 +19,7 @@ import re
 from typing import Any, Optional
 
 from ...analysis.decide import TIMELINE_VERDICTS, decide_over_tools
-from ...answer import Diagnosis, Finding
+from ...answer import Diagnosis, Finding, Fix
 from ...analysis.kernels import kernel_key
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
@@ -126,10 +126,8 @@ class ExpertModel:
         return self._submit(st)
 
     def _submit(self, st: _State) -> ToolCall:
-        from ...critic import Answer
-
         d = self.diagnosis(st)
-        answer, self.last_self_critique = self_critique(Answer.from_diagnosis(d), _cited_paths(st),
+        answer, self.last_self_critique = self_critique(d.as_answer(), _cited_paths(st),
                                                         [r for x in st.rejections for r in _reasons(x)])
         return ToolCall(id="", name="submit_answer", input=answer.model_dump(mode="json"))
 
@@ -220,7 +218,7 @@ def _check(answer, paths: list[str]):
 
 def _names_line(reason: str, e) -> bool:
     """Does a critic reason object to this evidence line? It quotes the line's text or names its metric."""
-    text = " ".join((e.text or "").split())
+    text = " ".join((e.meaning or "").split())
     return bool((e.metric and e.metric in reason) or (len(text) >= 12 and text[:40] in " ".join(reason.split())))
 
 
@@ -245,19 +243,21 @@ def self_critique(answer, paths: list[str], earlier: list[str] = ()) -> tuple[An
     if bad and keep:
         repaired = answer.model_copy(update={"evidence": keep})
         if _check(repaired, paths).verdict == "accept":
-            dropped = "; ".join(f"'{answer.evidence[i].text[:80]}'" for i in bad)
+            dropped = "; ".join(f"'{answer.evidence[i].meaning[:80]}'" for i in bad)
             return repaired, [f"dropped {len(bad)} evidence line(s) the critic could not match to the captures "
                               f"({dropped})."]
     if verdict.verdict == "accept":
         return answer, []
     why = reasons[0] if reasons else "it did not pass the critic"
+    meant = answer.fix.metric if answer.fix is not None else None
     fallback = answer.model_copy(update={
-        "bound": "inconclusive", "mechanism_id": None, "kernel": None, "evidence": keep,
+        "bound": "inconclusive", "mechanism": None, "kernel": None, "evidence": keep,
         "bottleneck": "Inconclusive: my draft answer did not pass my own check against the captures, so it is not "
                       "claimed here.",
-        "mechanism": ("The draft's claim could not be backed by what the captures hold (the critic matched some of its "
-                      "numbers or its mechanism to no measured value), so the evidence cannot decide it yet."),
-        "fix": ("Settle it first: capture the evidence the claim needs (see what would settle it), then ask again"
-                + (f"; the draft's fix was meant to move `{answer.fix_metric}`." if answer.fix_metric else ".")),
-        "fix_metric": answer.fix_metric or "gpu__time_duration.sum", "fix_direction": answer.fix_direction or "decrease"})
+        "explanation": ("The draft's claim could not be backed by what the captures hold (the critic matched some of "
+                        "its numbers or its mechanism to no measured value), so the evidence cannot decide it yet."),
+        "fix": Fix(change="Settle it first: capture the evidence the claim needs (see what would settle it), then ask "
+                          "again" + (f"; the draft's fix was meant to move `{meant}`." if meant else "."),
+                   metric=meant or "gpu__time_duration.sum",
+                   direction=(answer.fix.direction if answer.fix is not None else None) or "decrease")})
     return fallback, [f"the draft did not pass the critic ({why[:160]}); submitting it as inconclusive."]

@@ -32,7 +32,7 @@ from .timeline import TimelineInput, TimelineOutput, run_timeline
 
 
 def _answer_model():
-    from ...critic import Answer  # imported late so this module loads on its own
+    from ...answer import Answer  # the one answer model: submit_answer's input schema
     return Answer
 
 
