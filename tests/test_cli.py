@@ -62,7 +62,8 @@ def test_missing_file_exit_2(tmp_path):
 
 def test_schema_is_json():
     p = run("schema")
-    assert p.returncode == 0 and "bound" in json.loads(p.stdout)["properties"]
+    s = json.loads(p.stdout)
+    assert p.returncode == 0 and all("bound" in s["$defs"][m]["properties"] for m in ("Diagnosis", "AskResult"))
 
 
 def test_critique_exit_codes(tmp_path, captures):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from kernel_profiler.agent.orchestrator import run_ask
+from kernel_profiler.agent.session import run_ask
 from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.render.markdown import markdown
 from kernel_profiler.runs import accepted_answer, report_for

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .agent.protocol import Usage
 from .catalog import MECHANISM_IDS
@@ -28,15 +28,18 @@ MECHANISMS: tuple[str, ...] = Mechanism.__args__  # type: ignore[attr-defined]
 
 
 class Evidence(BaseModel):
-    """One measured number and where it came from."""
+    """A measured number and its source."""
 
-    metric: Optional[str] = Field(default=None, description="metric name as the artifact spells it, or a derived name "
-                                  "(timeline.*, derived.*)")
+    # No descriptions: this model is part of the submit_answer tool schema a model reads with every request (the
+    # system prompt says how to fill each field). metric: as the artifact spells it, or timeline.*/derived.*;
+    # unit: ns, byte, byte/s, flop/s, %, ratio, count, ...; artifact: the file it was read from; meaning: what the
+    # number shows, in words.
+    metric: Optional[str] = None
     value: float
-    unit: Optional[str] = Field(default=None, description="base unit: ns, byte, byte/s, flop/s, %, ratio, count, ...")
-    artifact: Optional[str] = Field(default=None, description="the file the number was read or derived from")
-    kernel: Optional[str] = Field(default=None, description="the kernel it belongs to, if any")
-    meaning: str = Field(default="", description="what the number shows, in words")
+    unit: Optional[str] = None
+    artifact: Optional[str] = None
+    kernel: Optional[str] = None
+    meaning: str = ""
 
 
 class Roofline(BaseModel):
@@ -88,12 +91,12 @@ class Roofline(BaseModel):
 
 
 class Fix(BaseModel):
-    """The change to make and the measurement that should confirm it."""
+    """The change and the metric that should confirm it."""
 
-    change: str = Field(description="the change to make, in words")
-    metric: Optional[str] = Field(default=None, description="the metric expected to move")
-    direction: Optional[Literal["increase", "decrease"]] = Field(default=None, description="which way it moves")
-    expected: str = Field(default="", description="rough size of the move, in words")
+    change: str
+    metric: Optional[str] = None  # the metric expected to move
+    direction: Optional[Literal["increase", "decrease"]] = None
+    expected: str = ""  # rough size of the move, in words
     current_value: Optional[float] = None
     target_value: Optional[float] = None
 
@@ -199,31 +202,67 @@ def _from_legacy(data: dict) -> dict:
     return out
 
 
+# What the engine fills, left out of what a model is asked to write.
+_ENGINE_FILLED = {"Answer": ("schema_version", "confidence", "missing", "also_found"),
+                  "Fix": ("current_value", "target_value")}
+
+
+def _compact(schema: dict, name: str) -> None:
+    """One object schema as a model reads it: no engine-filled fields, no description (the system prompt says how
+    to fill each part; the Claude adapter's slim_schema drops titles and null alternatives)."""
+    schema.pop("description", None)
+    for field in _ENGINE_FILLED.get(name, ()):
+        schema.get("properties", {}).pop(field, None)
+
+
 class Answer(BaseModel):
-    """The four-part answer, the one shape every path gives: `analyze` (a Diagnosis is an Answer with the findings
-    behind it), `ask` (the `submit_answer` tool's input; `AskResult` is an Answer with the run behind it), the
-    critic (answers parsed from Markdown or JSON) and every renderer.
+    """The four-part answer: bound and mechanism are ids; bottleneck and explanation are prose."""
 
-    Ids and prose have distinct names: `bound` and `mechanism` are ids, `bottleneck` and `explanation` are prose."""
-
+    # The one shape every path gives: `analyze` (a Diagnosis is an Answer with the findings behind it), `ask` (the
+    # `submit_answer` tool's input; an AskResult is an Answer with the run behind it), the critic (answers parsed
+    # from Markdown or JSON) and every renderer. Descriptions are kept short: the model reads this schema every
+    # turn (the system prompt says how to fill each part).
     schema_version: str = SCHEMA_VERSION
-    bound: Optional[Bound] = Field(default=None, description="id: what limits the time")
-    mechanism: Optional[Mechanism] = Field(default=None, description="id: the mechanism (see the catalog)")
-    bottleneck: str = Field(description="Bottleneck: one sentence, what limits GPU time (and which kernel)")
-    kernel: Optional[str] = Field(default=None, description="the kernel the answer is about, if one")
-    evidence: list[Evidence] = Field(default_factory=list, description="Evidence: two or three measured numbers")
-    explanation: str = Field(description="Mechanism, in words: why the code causes it, tied to the gap to the "
-                             "roofline (or to the idle/copy time)")
-    fix: Optional[Fix] = Field(description="Fix: the change, the metric it moves, which way, how much (null: no "
-                               "change can be named from this evidence)")
+    bound: Optional[str] = None  # an id of BOUNDS (checked; an enum in json_schema())
+    mechanism: Optional[str] = None  # an id of MECHANISMS (checked)
+    bottleneck: str  # one sentence
+    kernel: Optional[str] = None
+    evidence: list[Evidence] = Field(default_factory=list)  # two or three measured numbers
+    explanation: str  # the mechanism in words, tied to the gap to the roofline (or the idle/copy time)
+    fix: Optional[Fix]  # null: no change can be named from this evidence
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
-    missing: list[str] = Field(default_factory=list, description="metrics or captures that would settle it")
-    also_found: list[str] = Field(default_factory=list, description="what is reported apart (one-time work ...)")
+    missing: list[str] = Field(default_factory=list)  # metrics or captures that would settle it
+    also_found: list[str] = Field(default_factory=list)  # reported apart (one-time work)
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Answer's own schema is submit_answer's input, sent with every model request: compact (see `_compact`).
+        The published outputs (Diagnosis, AskResult: `json_schema()`) keep every field."""
+        schema = super().model_json_schema(*args, **kwargs)
+        if cls is Answer:
+            _compact(schema, "Answer")
+            for name, sub in schema.get("$defs", {}).items():
+                _compact(sub, name)
+        return schema
 
     @model_validator(mode="before")
     @classmethod
     def _read_legacy(cls, data: Any) -> Any:
         return _from_legacy(data) if isinstance(data, dict) else data
+
+    @field_validator("bound")
+    @classmethod
+    def _known_bound(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and v not in BOUNDS:
+            raise ValueError(f"{v!r} is not a bound id: one of {', '.join(BOUNDS)}")
+        return v
+
+    @field_validator("mechanism")
+    @classmethod
+    def _known_mechanism(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and v not in MECHANISMS:
+            raise ValueError(f"{v!r} is not a mechanism id: one of {', '.join(MECHANISMS)}")
+        return v
 
     @property
     def fix_text(self) -> str:
@@ -239,6 +278,7 @@ class Diagnosis(Answer):
     the findings and measurements behind it."""
 
     bound: Bound  # the engine always decides one
+    mechanism: Optional[Mechanism] = None
     evidence: list[Evidence] = Field(description="two or three measured numbers")
     explanation: str = Field(description="the mechanism, tied to the gap to the roofline")
     roofline: Optional[Roofline] = None
@@ -330,6 +370,10 @@ def json_schema() -> dict:
 
     _, defs = models_json_schema([(Diagnosis, "serialization"), (AskResult, "serialization")],
                                  ref_template="#/$defs/{model}")
+    for name, ids in (("bound", BOUNDS), ("mechanism", MECHANISMS)):  # the ids Answer's validators accept
+        defs["$defs"]["AskResult"]["properties"][name] = {"anyOf": [{"enum": list(ids), "type": "string"},
+                                                                    {"type": "null"}], "default": None,
+                                                          "description": f"{name} id"}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "kernel-profiler answer",
             "description": json_schema.__doc__.split("\n\n")[0].replace("\n    ", " ").strip(),
             "schema_version": SCHEMA_VERSION,

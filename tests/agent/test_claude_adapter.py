@@ -400,4 +400,4 @@ def test_no_counter_access_reaches_the_model_and_the_run_still_answers(captures,
         brain.errors[0]["message"]
     assert r.tool_calls[:2] == ["timeline", "kernel_profile"] and r.answered
     system = api.requests[0]["system"][0]["text"]
-    assert "ERR_NVGPUCTRPERM" in system and "ToolMissing" in system and "`mechanism` (id)" in system
+    assert "ERR_NVGPUCTRPERM" in system and "ToolMissing" in system and "`mechanism` id" in system

@@ -78,8 +78,8 @@ REGISTRY: dict[str, Tool] = {t.name: t for t in [
          ReadSourceInput, ReadSourceOutput, run_read_source),
     Tool("find_targets", "Find programs/benchmarks in the working tree matching the question's words.",
          FindTargetsInput, FindTargetsOutput, run_find_targets),
-    Tool("submit_answer", "Submit the final four-part answer (bottleneck, evidence, mechanism, fix). It is reviewed "
-                          "by a critic; every number cited must come from a tool result.",
+    Tool("submit_answer", "Submit the final four-part answer. A critic reviews it: every number cited must come from "
+                          "a tool result.",
          _answer_model, SubmitAnswerOutput, run_submit_answer),
 ]}
 
