@@ -14,8 +14,9 @@ from kernel_profiler.artifacts import load_paths
 from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.analysis.kernels import dedupe
 from kernel_profiler.analysis.mechanisms import BANK_CONFLICT_MIN_WAYS
+from kernel_profiler.kernel_name import KernelName
 from kernel_profiler.verify import (EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE, PREDICTION_MIN_FRACTION,
-                                    VerifyResult, base_name, norm_key, verify)
+                                    VerifyResult, verify)
 
 CASES = {c["name"]: c for c in suite_cases()}
 FIXES = [c for c in CASES.values() if c.get("fix_of") and not c.get("recapture")]
@@ -31,7 +32,7 @@ def pair(captures, before: str, after: str) -> VerifyResult:
 def after_ncu(captures, case: str, kernel: str):
     """The AFTER case's ncu profile of `kernel`, read directly from its .ncu-rep."""
     profs = [p for p in dedupe(load_paths([captures.path(case, "ncu.ncu-rep")]).kernel_profiles)
-             if base_name(p.name) == base_name(kernel)]
+             if KernelName(p.name).base == KernelName(kernel).base]
     assert profs, f"no ncu profile of {kernel} in {case}"
     return profs[0]
 
@@ -72,7 +73,7 @@ def test_softmax_coalescing(captures):
     assert not r.before_mechanism_still_present
     # The kernel is matched by name although its grid changed (one thread per row -> one block per row).
     (k,) = r.kernels
-    assert base_name(k.name) == CASES["cu_softmax_fixed"]["kernel"]
+    assert KernelName(k.name).base == CASES["cu_softmax_fixed"]["kernel"]
     assert k.launch_changed and k.beyond_noise and k.speedup > 1.0
     assert not r.removed and not r.added
 
@@ -129,7 +130,7 @@ def test_unfused_to_fused_gelu(captures):
     assert any("gelu" in k.name.lower() for k in r.added)
     assert not any("gelu" in k.name.lower() for k in r.removed)
     after_keys = {k.name for k in r.added} | {k.name for k in r.kernels}
-    assert not {norm_key(k.name) for k in r.removed} & {norm_key(n) for n in after_keys}
+    assert not {KernelName(k.name).key for k in r.removed} & {KernelName(n).key for n in after_keys}
     assert r.after_mechanism == CASES["py_fused_gelu"]["mechanism"]
     text = r.render()
     assert "Removed kernels" in text and "Added kernels" in text

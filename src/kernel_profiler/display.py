@@ -1,4 +1,4 @@
-"""Numbers and names for people: the one place every renderer formats them.
+"""Numbers for people: the one place every renderer formats them (kernel names: kernel_name.py).
 
 Every quantity kernel-profiler holds is in a base unit (artifacts/units.py):
 ``ns``, ``byte``, ``byte/s``, ``flop``, ``flop/s``, ``hz``, ``%``, ``ratio``
@@ -12,7 +12,6 @@ Never prints scientific notation or a float's full repr.
 from __future__ import annotations
 
 import math
-import re
 from typing import Optional
 
 SIG = 4  # significant digits of a displayed quantity
@@ -124,22 +123,6 @@ def times(g: Optional[float]) -> str:
     if g is None or (isinstance(g, float) and math.isnan(g)):
         return "n/a"
     return f"{number(g, 3)}x"
-
-
-def short_name(name: Optional[str], width: int = 70) -> str:
-    """Kernel name for people: no 'void', argument list, PyTorch namespace or boilerplate template arguments;
-    longer than `width`, its middle is replaced by an ellipsis (…) so both ends stay readable."""
-    n = re.sub(r"^void\s+", "", (name or "").strip())
-    depth = 0
-    for i, ch in enumerate(n):  # cut the argument list (the first '(' outside template brackets)
-        depth += (ch == "<") - (ch == ">")
-        if ch == "(" and depth <= 0 and i > 0:
-            n = n[:i].strip()
-            break
-    n = re.sub(r",\s*std::array<char \*, \(unsigned long\)\d+>", "", n)
-    n = re.sub(r"<\(int\)\d+,\s*", "<", n)
-    n = n.replace("at::native::", "").replace("void ", "")
-    return ellipsize(n, width)
 
 
 def ellipsize(text: str, width: int) -> str:

@@ -62,10 +62,10 @@ def report_of(answer: Answer, results: dict[str, dict]) -> tuple[Diagnosis, list
     rooflines = [k.roofline for k in (kpo.kernels if kpo else []) if k.roofline is not None]
     roofline: Optional[Roofline] = None
     if answer.kernel and rooflines:
-        from .analysis.kernels import kernel_key
+        from .kernel_name import KernelName
 
-        want = kernel_key(answer.kernel).split("(")[0]
-        roofline = next((r for r in rooflines if kernel_key(r.kernel).split("(")[0] == want), None)
+        want = KernelName(answer.kernel).qualified.split("(")[0]
+        roofline = next((r for r in rooflines if KernelName(r.kernel).qualified.split("(")[0] == want), None)
     a = answer.as_answer().model_dump()
     a["bound"] = a["bound"] or "inconclusive"  # an answer that names no bound decided none
     return Diagnosis(**a, roofline=roofline, primary=None, secondary=[],

@@ -84,7 +84,7 @@ from .display import duration, fraction, quantity, times
 from .analysis.engine import run
 from .exitcodes import ExitCode
 from . import metrics
-from .analysis.kernels import base_name, display_name, norm_key  # noqa: F401 (re-exported)
+from .kernel_name import KernelName
 from .analysis.roofline import roofline
 from .analysis.steady import WARMUP_OUTLIER_FACTOR
 from .analysis.timeline import TimelineResult
@@ -257,7 +257,7 @@ def _groups(tl: Optional[Timeline], tres: Optional[TimelineResult]) -> list[_Gro
         return []
     cols = ["grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z"]
     k = k.assign(_dur=(k["end_ns"] - k["start_ns"]).astype(np.float64), _name=k["name"].astype(str))
-    key_of = {n: norm_key(n) for n in k["_name"].unique()}  # the regex-heavy key once per distinct name
+    key_of = {n: KernelName(n).key for n in k["_name"].unique()}  # the regex-heavy key once per distinct name
     k["_key"] = k["_name"].map(key_of)
     have_cfg = set(cols) <= set(k.columns)
     by_cols = ["_key"] + (cols if have_cfg else [])
@@ -266,7 +266,7 @@ def _groups(tl: Optional[Timeline], tres: Optional[TimelineResult]) -> list[_Gro
         key = gkey[0] if isinstance(gkey, tuple) else gkey
         cfg = _cfg(g.iloc[0]) if have_cfg else None
         name = g["_name"].iloc[0]
-        out.append(_Group(name=name, key=key, base=base_name(name), cfg=cfg, durations=g["_dur"].to_numpy()))
+        out.append(_Group(name=name, key=key, base=KernelName(name).base, cfg=cfg, durations=g["_dur"].to_numpy()))
     return sorted(out, key=lambda g: -float(g.durations.sum()))
 
 
@@ -350,7 +350,7 @@ def _profiled_ns(side: _Side) -> float:
     for p in side.profiles:
         d = p.get("gpu__time_duration.sum")
         if d is not None:
-            by.setdefault(norm_key(p.name), []).append(d)
+            by.setdefault(KernelName(p.name).key, []).append(d)
     return float(sum(np.median(v) for v in by.values()))
 
 
@@ -384,7 +384,8 @@ def _findings(d: Diagnosis) -> list[Finding]:
 def _same_kernel(a: Optional[str], b: Optional[str]) -> bool:
     if not a or not b:
         return False
-    return norm_key(a) == norm_key(b) or base_name(a) == base_name(b)
+    x, y = KernelName(a), KernelName(b)
+    return x.key == y.key or x.base == y.base
 
 
 def _evidence(side: _Side, metric: str, kernel: Optional[str]) -> Optional[Evidence]:
@@ -398,21 +399,21 @@ def _evidence(side: _Side, metric: str, kernel: Optional[str]) -> Optional[Evide
 def _kernel_profiles(side: _Side, kernel: Optional[str]) -> list[KernelProfile]:
     if not kernel:
         return []
-    exact = [p for p in side.profiles if norm_key(p.name) == norm_key(kernel)]
+    exact = [p for p in side.profiles if KernelName(p.name).key == KernelName(kernel).key]
     if exact:
         return exact
     # Fall back on the base name only when it names one kernel (formats spell template arguments differently).
-    same = [p for p in side.profiles if base_name(p.name) == base_name(kernel)]
-    return same if len({norm_key(p.name) for p in same}) == 1 else []
+    same = [p for p in side.profiles if KernelName(p.name).base == KernelName(kernel).base]
+    return same if len({KernelName(p.name).key for p in same}) == 1 else []
 
 
 def _kernel_groups(side: _Side, kernel: Optional[str]) -> list[_Group]:
     if not kernel:
         return []
-    exact = [g for g in side.groups if g.key == norm_key(kernel)]
+    exact = [g for g in side.groups if g.key == KernelName(kernel).key]
     if exact:
         return exact
-    same = [g for g in side.groups if g.base == base_name(kernel)]
+    same = [g for g in side.groups if g.base == KernelName(kernel).base]
     return same if len({g.key for g in same}) == 1 else []
 
 
@@ -439,11 +440,11 @@ def _derived_fallback(side: _Side, name: str, kernel: Optional[str]) -> _Value:
     for p in side.profiles:
         r = roofline(p)
         if r is not None:
-            by_key.setdefault(norm_key(p.name), []).append(r)
+            by_key.setdefault(KernelName(p.name).key, []).append(r)
     if not by_key:
         return _Value(None, f"{name}: no kernel profile (ncu report) on this side")
     if name.startswith("derived.roofline_"):  # one kernel's
-        by_key = {k: v for k, v in by_key.items() if kernel and (k == norm_key(kernel) or base_name(k) == base_name(kernel))}
+        by_key = {k: v for k, v in by_key.items() if kernel and (k == KernelName(kernel).key or KernelName(k).base == KernelName(kernel).base)}
         if not by_key:
             return _Value(None, f"{name}: kernel {kernel!r} has no roofline on this side")
     v = metrics.roofline_value(name, list(by_key.values()))
@@ -455,7 +456,7 @@ def _ncu_metric(side: _Side, name: str, kernel: Optional[str]) -> _Value:
     profs = _kernel_profiles(side, kernel)
     vals = [p.get(name) for p in profs if p.get(name) is not None]
     if vals:
-        return _Value(float(np.median(vals)), f"ncu profile of {base_name(profs[0].name)} ({profs[0].source})")
+        return _Value(float(np.median(vals)), f"ncu profile of {KernelName(profs[0].name).base} ({profs[0].source})")
     groups = _kernel_groups(side, kernel)
     if name == "gpu__time_duration.sum" and groups:
         d = np.concatenate([g.durations for g in groups])
@@ -467,8 +468,8 @@ def _ncu_metric(side: _Side, name: str, kernel: Optional[str]) -> _Value:
     if not kernel:
         return _Value(None, f"{name}: the fix names no kernel to read it from")
     if not profs:
-        return _Value(None, f"{name}: no ncu profile of {base_name(kernel)} on this side")
-    return _Value(None, f"{name}: missing from the ncu profile of {base_name(kernel)}")
+        return _Value(None, f"{name}: no ncu profile of {KernelName(kernel).base} on this side")
+    return _Value(None, f"{name}: missing from the ncu profile of {KernelName(kernel).base}")
 
 
 def _term(side: _Side, term: str, kernel: Optional[str]) -> _Value:
@@ -575,7 +576,7 @@ def verify(before: list[str | Path], after: list[str | Path]) -> VerifyResult:
     warnings = []
     shared, only_b, only_a = len(kernels), len(removed), len(added)
     if not (b.groups and a.groups) and b.profiles and a.profiles:  # no timeline on a side: the profiled kernels
-        nb, na = {base_name(p.name) for p in b.profiles}, {base_name(p.name) for p in a.profiles}
+        nb, na = {KernelName(p.name).base for p in b.profiles}, {KernelName(p.name).base for p in a.profiles}
         shared, only_b, only_a = len(nb & na), len(nb - na), len(na - nb)
     if not shared and (b.groups or b.profiles) and (a.groups or a.profiles):
         warnings.append(f"BEFORE and AFTER share no kernel ({only_b} only before, {only_a} only after): "
@@ -599,10 +600,6 @@ def verify(before: list[str | Path], after: list[str | Path]) -> VerifyResult:
 # ----------------------------------------------------------------- text
 def _ms(ns: float) -> str:
     return duration(ns)
-
-
-def _short(name: str, width: int = 60) -> str:
-    return display_name(name, width)
 
 
 def render(r: VerifyResult) -> str:
@@ -629,12 +626,12 @@ def render(r: VerifyResult) -> str:
         for k in r.kernels[:15]:
             flag = "" if k.beyond_noise else "  (within noise)"
             launch = f" [launch {k.before_launch} -> {k.after_launch}]" if k.launch_changed else ""
-            lines.append(f"  {_short(k.name):60s} {_ms(k.before.median):>11s} -> {_ms(k.after.median):>11s} "
+            lines.append(f"  {KernelName(k.name).display(60):60s} {_ms(k.before.median):>11s} -> {_ms(k.after.median):>11s} "
                          f"{times(k.speedup):>7s}{flag}{launch}")
     for label, rows in (("Removed kernels (BEFORE only)", r.removed), ("Added kernels (AFTER only)", r.added)):
         if rows:
             lines += ["", f"{label}:"]
-            lines += [f"  {_short(k.name):60s} {k.count:6d} launches, median {_ms(k.median_ns)}" for k in rows[:15]]
+            lines += [f"  {KernelName(k.name).display(60):60s} {k.count:6d} launches, median {_ms(k.median_ns)}" for k in rows[:15]]
     notes = [w for w in r.warnings if w.startswith(("BEFORE: ", "AFTER: "))]
     if notes:
         lines += ["", "Inputs not used:"] + [f"  {w}" for w in notes]

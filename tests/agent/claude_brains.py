@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from kernel_profiler.analysis.kernels import kernel_key
+from kernel_profiler.kernel_name import KernelName
 
 from .fake_messages_api import Request, reply, text, thinking, tool
 
@@ -66,14 +66,14 @@ class Investigator:
         if last["name"] == "timeline" or ("kernel_profile" not in by and tl):
             if tl.get("verdict") != "kernel":
                 return self._submit(answer_from_finding(tl["findings"][0]))
-            rx = kernel_key(tl["dominant_kernels"][0]["name"]).split("<")[0].split("::")[-1]
+            rx = KernelName(tl["dominant_kernels"][0]["name"]).base
             calls = [tool("kernel_profile", {"kernel_regex": rx})]
             if self.batch:
                 calls.append(tool("sass", {"kernel_regex": rx}))
             return reply(thinking("Kernel-bound: profile the dominant kernel."), text("Profiling " + rx + "."),
                          *calls)
         kp = by.get("kernel_profile", {})
-        rx = kernel_key(kp["kernels"][0]["name"]).split("<")[0].split("::")[-1]
+        rx = KernelName(kp["kernels"][0]["name"]).base
         if "sass" not in by and not self.batch:
             return reply(thinking("Confirm the mechanism in SASS."), tool("sass", {"kernel_regex": rx}))
         return self._submit(answer_from_finding(kp["kernels"][0]["findings"][0]))

@@ -11,7 +11,7 @@ from conftest import suite_cases
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.answer import Roofline
 from kernel_profiler.analysis.engine import analyze, run
-from kernel_profiler.analysis.kernels import base_name
+from kernel_profiler.kernel_name import KernelName
 from kernel_profiler.render.markdown import markdown, roofline_sentence
 from kernel_profiler.analysis.roofline import requested_bytes, roofline
 from kernel_profiler.catalog import NEAR_PEAK_GAP
@@ -25,7 +25,7 @@ PAIRS = [(c["fix_of"], c["name"]) for c in suite_cases()
 def _kernel_roofline(captures, case: str) -> Roofline:
     rs = run(load_paths([captures.path(case, "ncu.ncu-rep")])).rooflines
     want = CASES[case]["kernel"]
-    (r,) = [r for r in rs if base_name(r.kernel) == want]
+    (r,) = [r for r in rs if KernelName(r.kernel).base == want]
     return r
 
 
@@ -69,7 +69,7 @@ def test_sgemm_roofline_label_agrees_with_bound(captures):
 def test_csv_and_report_agree_on_needed_bytes(captures):
     a = _kernel_roofline(captures, "cu_softmax_naive")
     rs = run(load_paths([captures.path("cu_softmax_naive", "ncu_raw.csv")])).rooflines
-    (b,) = [r for r in rs if base_name(r.kernel) == "softmax_rows"]
+    (b,) = [r for r in rs if KernelName(r.kernel).base == "softmax_rows"]
     assert b.needed_bytes == pytest.approx(a.needed_bytes, rel=1e-3)
     assert b.needed_floor_ns == pytest.approx(a.needed_floor_ns, rel=1e-3)
 

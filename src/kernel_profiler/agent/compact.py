@@ -20,7 +20,7 @@ import json
 import math
 from typing import Any
 
-from ..analysis.kernels import kernel_key
+from ..kernel_name import KernelName
 
 SIG_DIGITS = 4
 RESULT_CHARS = 6_000  # ~1.5-2k tokens: one result never eats a diagnosis's budget (15k input tokens)
@@ -41,7 +41,7 @@ def round_sig(x: float, digits: int = SIG_DIGITS) -> float | int:
 
 
 def _is_kernel_name(s: str) -> bool:
-    return len(s) > 24 and ("(" in s or "<" in s) and kernel_key(s) != s
+    return len(s) > 24 and ("(" in s or "<" in s) and KernelName(s).qualified != s
 
 
 def _is_path(s: str) -> bool:
@@ -72,7 +72,7 @@ class Compactor:
         if isinstance(v, str):
             if _is_kernel_name(v):
                 if v in self.named:
-                    return kernel_key(v)
+                    return KernelName(v).qualified
                 self.named.add(v)
             elif _is_path(v):  # a capture's path: in full once, then its file name
                 if v in self.named:
@@ -93,7 +93,7 @@ class Compactor:
                     continue
                 out[k] = self._walk(x, f"{path}.{k}")
             # a kernel row's `key` repeats its name's short form: drop it once the name is known
-            if isinstance(out.get("key"), str) and isinstance(v.get("name"), str) and out["key"] == kernel_key(v["name"]):
+            if isinstance(out.get("key"), str) and isinstance(v.get("name"), str) and out["key"] == KernelName(v["name"]).qualified:
                 out.pop("key")
             return out
         return v

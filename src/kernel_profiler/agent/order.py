@@ -5,7 +5,7 @@ import re
 from typing import Optional
 
 from ..analysis.decide import TIMELINE_VERDICTS
-from ..analysis.kernels import kernel_key
+from ..kernel_name import KernelName
 from .sandbox import SandboxViolation, check_regex
 
 # Tools that come after the timeline in the method (timeline -> one kernel deep -> SASS).
@@ -13,8 +13,8 @@ ORDERED_TOOLS = ("kernel_profile", "sass")
 
 
 def matches(rx: re.Pattern, name: str) -> bool:
-    """A kernel regex matches a name as given or as its kernel_key (no return type, no argument list)."""
-    return bool(rx.search(name) or rx.search(kernel_key(name)))
+    """A kernel regex matches a name as given or as its KernelName.qualified (no return type, no argument list)."""
+    return bool(rx.search(name) or rx.search(KernelName(name).qualified))
 
 
 def order_violation(timeline: Optional[dict], name: str, args: dict, insist: bool) -> Optional[str]:
@@ -40,5 +40,5 @@ def order_violation(timeline: Optional[dict], name: str, args: dict, insist: boo
             return None  # the sandbox refuses it, with its own reason
         if dom and not any(matches(rx, n) for n in dom):
             return (f"kernel_profile is refused: {args.get('kernel_regex')!r} matches none of the kernels that "
-                    f"dominate GPU time ({', '.join(kernel_key(n)[:60] for n in dom)}).")
+                    f"dominate GPU time ({', '.join(KernelName(n).qualified[:60] for n in dom)}).")
     return None

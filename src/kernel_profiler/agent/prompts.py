@@ -8,7 +8,7 @@ from typing import Any, Optional
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..analysis.decide import TIMELINE_VERDICTS
-from ..analysis.kernels import kernel_key
+from ..kernel_name import KernelName
 from .finders import python_script_target
 
 _env = Environment(loader=PackageLoader("kernel_profiler", "prompts"), undefined=StrictUndefined,
@@ -60,7 +60,7 @@ def settle(cmd: Optional[list[str]], timeline: Optional[dict], verdicts: list[di
         return (f"Capture a timeline: `nsys profile -t cuda,nvtx -o timeline {cmd_s}` then "
                 f"`nsys export --type sqlite timeline.nsys-rep`, and ask again with --artifacts timeline.sqlite.")
     dom = [k.get("name", "") for k in timeline.get("dominant_kernels", [])]
-    top = kernel_key(dom[0]).split("<")[0] if dom else "KERNEL"
+    top = KernelName(dom[0]).base if dom else "KERNEL"
     reasons = [r for v in verdicts if v.get("verdict") == "reject" for r in v.get("reasons", [])]
     if timeline.get("verdict") in TIMELINE_VERDICTS:
         exp = ("Remove the idle time the timeline attributes (e.g. batch the launches into a CUDA graph or "

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from typing import Iterable, Optional
 
 from ..artifacts.tables import Artifacts, KernelProfile, Timeline
-from .kernels import base_name, norm_key
+from ..kernel_name import KernelName
 
 
 @dataclass(frozen=True)
@@ -92,11 +92,6 @@ def utc_span(tl: Timeline) -> Optional[tuple[float, float]]:
             return None
         origin = 0
     return origin + tl.capture_start_ns, origin + tl.capture_end_ns
-
-
-def _function(name: str) -> str:
-    """The kernel's function name, comparable across nsys, ncu and Kineto spellings."""
-    return base_name(norm_key(name))
 
 
 def _when(ns: float) -> str:
@@ -161,7 +156,7 @@ def reconcile(arts: Artifacts) -> Artifacts:
         else:
             timelines.append(tl)
 
-    main_names = {_function(n) for n in main.kernels["name"].dropna().astype(str).unique()} \
+    main_names = {KernelName(n).base for n in main.kernels["name"].dropna().astype(str).unique()} \
         if main is not None and len(main.kernels) else set()
     profiles: list[KernelProfile] = []
     for source, group in _by_source(arts.kernel_profiles):
@@ -169,7 +164,7 @@ def reconcile(arts: Artifacts) -> Artifacts:
         if device is not None and d is not None and d.same_as(device) is False:
             why = (f"its kernels ran on {d.label}, {device_src} on {device.label}: a roofline needs the ceilings of "
                    f"the device that ran the kernel")
-        elif main_names and not any(_function(k.name) in main_names for k in group):
+        elif main_names and not any(KernelName(k.name).base in main_names for k in group):
             why = f"none of its kernels appears in the timeline {main.source}: another program (or another part of it)"
         else:
             profiles += group

@@ -17,7 +17,8 @@ from ..answer import Evidence, Finding, Fix
 from ..catalog import CATALOG
 from ..display import duration
 from .consistency import main_timeline
-from .kernels import COMMS_KERNEL, FEW_US_NS, kernel_key
+from ..kernel_name import KernelName
+from .kernels import COMMS_KERNEL, FEW_US_NS
 from .ranks import analyze_ranks
 from .timeline import TimelineResult, triage
 
@@ -167,7 +168,7 @@ def timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:
         Evidence(metric="timeline.gpu_busy_fraction", value=round(s.busy_fraction, 4), unit="ratio", artifact=src,
                  meaning=f"GPU busy {s.busy_fraction:.0%} of the steady window: kernel-bound"),
         Evidence(metric="timeline.kernel_share", value=round(float(top["share"]), 4), unit="ratio", artifact=src,
-                 kernel=str(top["name"]), meaning=f"`{kernel_key(str(top['name']))}` takes {top['share']:.0%} of kernel time "
+                 kernel=str(top["name"]), meaning=f"`{KernelName(str(top['name'])).qualified}` takes {top['share']:.0%} of kernel time "
                                                   f"({int(top['count'])} launches, median {duration(top['median_ns'])})"),
     ]
     rows = tl.kernels[tl.kernels["name"] == top["name"]]
@@ -184,7 +185,7 @@ def timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:
                                kernel=str(top["name"]), meaning=f"{blocks} blocks on a {sms}-SM GPU"))
             return Finding(
                 bound="latency", mechanism="low_parallelism", kernel=str(top["name"]), share=float(top["share"]),
-                bottleneck=(f"GPU time is dominated by `{kernel_key(str(top['name']))}`, which launches only {blocks} "
+                bottleneck=(f"GPU time is dominated by `{KernelName(str(top['name'])).qualified}`, which launches only {blocks} "
                             f"blocks on a {sms}-SM GPU."),
                 evidence=ev,
                 explanation=(f"Each block runs on one SM, so at most {blocks / sms:.0%} of the GPU can work on the "
@@ -192,9 +193,9 @@ def timeline_only(tl: Timeline, tres: TimelineResult) -> Finding:
                 fix=Fix(change=CATALOG["low_parallelism"].fix_text("timeline", min_grid=2 * sms),
                         metric="launch__grid_size", direction="increase", expected=f"from {blocks} to >= {2 * sms}",
                         current_value=blocks, target_value=2 * sms),
-                confidence=TIMELINE_ONLY_CONFIDENCE, missing=[f"ncu report of {kernel_key(str(top['name']))}"],
+                confidence=TIMELINE_ONLY_CONFIDENCE, missing=[f"ncu report of {KernelName(str(top['name'])).qualified}"],
             )
-    name = kernel_key(str(top["name"]))
+    name = KernelName(str(top["name"])).qualified
     return Finding(
         bound="inconclusive", mechanism=None, kernel=str(top["name"]), share=float(top["share"]),
         bottleneck=(f"The program is kernel-bound and `{name}` dominates GPU time ({top['share']:.0%}); the timeline "

@@ -17,7 +17,8 @@ from ..artifacts.tables import Artifacts, Timeline
 from ..answer import Diagnosis
 from .consistency import reconcile
 from .decide import apart, decide, read_timeline
-from .kernels import KernelAnalysis, analyze_kernels, confirm_with_telemetry, excess_dram_traffic, kernel_key
+from ..kernel_name import KernelName
+from .kernels import KernelAnalysis, analyze_kernels, confirm_with_telemetry, excess_dram_traffic
 from .timeline import TimelineResult
 
 
@@ -51,7 +52,7 @@ def run(arts: Artifacts) -> Analysis:
     analyses = analyze_kernels(arts.kernel_profiles, tres.kernels if tres else None, arts.sass, arts.resources)
     program = excess_dram_traffic(analyses)
     primary, secondary = decide(stage.answer, program,
-                                [(kernel_key(a.profile.name), a.share, a.findings) for a in analyses],
+                                [(KernelName(a.profile.name).qualified, a.share, a.findings) for a in analyses],
                                 stage.timeline_only)
     secondary = stage.notes + secondary + apart(stage.startup_note(), primary)
     if stage.ranks is None:  # one GPU: NVML samples given with the captures speak to the kernel's clock

@@ -13,7 +13,8 @@ import pandas as pd
 from ..artifacts.tables import KernelProfile, ResourceUsage, SassFunction
 from ..catalog import CATALOG, TENSOR_OPS
 from ..answer import Evidence, Finding, Fix, Roofline
-from ..display import duration, short_name, size
+from ..display import duration, size
+from ..kernel_name import KernelName
 from .mechanisms import detect
 from .mechanisms import fallback as mech_fallback
 from .roofline import DURATION, roofline
@@ -26,57 +27,6 @@ EXCESS_STREAMING_GAP = 2.0
 EXCESS_MAX_INTENSITY = 1.0
 # ...that together take at least this share of GPU time.
 EXCESS_MIN_SHARE = 0.5
-
-
-def kernel_key(name: str) -> str:
-    """Comparable kernel identity across formats: function name without 'void', arguments and spaces."""
-    n = re.sub(r"^void\s+", "", (name or "").strip())
-    depth = 0
-    for i, ch in enumerate(n):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == "(" and depth <= 0:
-            n = n[:i]
-            break
-    return re.sub(r"\s+", "", n)
-
-
-_CAST = re.compile(r"\((?:unsigned |signed )?(?:int|long|long long|short|char|bool|size_t)\)(?=-?\d)")
-_ANON = re.compile(r"\(anonymous ?namespace\)|<unnamed>|\{anonymous\}")
-_LAMBDA = re.compile(r"\[lambda\(([^)]*)\)\s*\(instance\s*(\d+)\)\]")
-_PARENS = re.compile(r"\([^()]*\)")
-_INT_SUFFIX = re.compile(r"(?<=[<,\s])(-?\d+)(?:ull|llu|ul|lu|ll|u|l)\b", re.IGNORECASE)
-
-
-def norm_key(name: str) -> str:
-    """kernel_key made comparable across nsys, ncu and Kineto spellings of template arguments.
-
-    Drops `void`, integer casts `(int)4` and suffixes `2ul`, unifies anonymous namespaces and lambda
-    spellings (`{lambda(float)#2}` vs `[lambda(float) (instance 2)]`), then removes every parenthesized
-    list left inside the key (parameter types are spelled `float` by one tool and `T2` by another).
-    """
-    n = re.sub(r"\bvoid\s+", "", name or "")
-    n = _CAST.sub("", n)
-    n = _ANON.sub("anon", n)
-    n = _INT_SUFFIX.sub(r"\1", n)
-    n = _LAMBDA.sub(r"{lambda(\1)#\2}", n)
-    k = kernel_key(n)
-    prev = None
-    while prev != k:
-        prev, k = k, _PARENS.sub("", k)
-    return k
-
-
-def base_name(name: str) -> str:
-    """The function's base name: no namespace, template arguments or parameters."""
-    return re.split(r"[<(]", kernel_key(name))[0].split("::")[-1]
-
-
-def display_name(name: str, width: int = 70) -> str:
-    """Kernel name for people (display.short_name): shortened with an ellipsis, never cut silently."""
-    return short_name(name, width)
 
 
 @dataclass
@@ -97,7 +47,7 @@ def dedupe(profiles: list[KernelProfile]) -> list[KernelProfile]:
     most metrics for it (the .ncu-rep over its CSV pages).
     """
     def base(k: KernelProfile) -> str:  # formats spell template arguments differently; compare the function
-        return base_name(k.name)
+        return KernelName(k.name).base
 
     richness: dict[tuple[str, str], int] = {}
     for k in profiles:
@@ -113,7 +63,7 @@ def dedupe(profiles: list[KernelProfile]) -> list[KernelProfile]:
 def shares_from_timeline(ranked: Optional[pd.DataFrame]) -> dict[str, float]:
     if ranked is None or len(ranked) == 0:
         return {}
-    keys = ranked["name"].map(lambda n: norm_key(str(n)))  # nsys, Kineto and ncu spell templates differently
+    keys = ranked["name"].map(lambda n: KernelName(str(n)).key)  # nsys, Kineto and ncu spell templates differently
     return ranked.groupby(keys)["share"].sum().to_dict()
 
 
@@ -123,10 +73,12 @@ def analyze_kernels(profiles: list[KernelProfile], ranked: Optional[pd.DataFrame
     out = []
     for k in dedupe(profiles):
         r = roofline(k)
-        key = kernel_key(k.name)
-        fn = next((s for s in sass if kernel_key(s.name) == key or getattr(s, "mangled", None) == k.mangled), None)
-        res = [u for u in resources if kernel_key(u.name) == key or getattr(u, "mangled", None) == k.mangled]
-        ka = KernelAnalysis(profile=k, roofline=r, findings=detect(k, r), share=shares.get(norm_key(k.name)),
+        name = KernelName(k.name)
+        key = name.qualified
+        fn = next((s for s in sass if KernelName(s.name).qualified == key or getattr(s, "mangled", None) == k.mangled),
+                  None)
+        res = [u for u in resources if KernelName(u.name).qualified == key or getattr(u, "mangled", None) == k.mangled]
+        ka = KernelAnalysis(profile=k, roofline=r, findings=detect(k, r), share=shares.get(name.key),
                             duration_ns=k.get(DURATION) or 0.0, sass=fn, resources=res)
         for f in ka.findings:
             f.share = ka.share
@@ -178,7 +130,7 @@ def fit_advice(ka: "KernelAnalysis") -> None:
         for f in ka.findings:
             e = CATALOG.get(f.mechanism or "")
             if f.fix is not None and e is not None and "library" in e.fixes:
-                f.fix.change = e.fix_text("library", kernel=kernel_key(name))
+                f.fix.change = e.fix_text("library", kernel=KernelName(name).qualified)
 
 
 def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
@@ -186,9 +138,9 @@ def excess_dram_traffic(analyses: list[KernelAnalysis]) -> Optional[Finding]:
     streaming = [a for a in analyses if a.roofline and a.roofline.limiter == "memory"
                  and a.roofline.gap <= EXCESS_STREAMING_GAP
                  and (a.roofline.arithmetic_intensity or 0.0) <= EXCESS_MAX_INTENSITY]
-    names = {kernel_key(a.profile.name) + str(a.profile.launch_id) for a in streaming}
+    names = {KernelName(a.profile.name).qualified + str(a.profile.launch_id) for a in streaming}
     # Several launches of one kernel share its timeline share: count each kernel once.
-    share = sum({kernel_key(a.profile.name): a.share or 0.0 for a in streaming}.values())
+    share = sum({KernelName(a.profile.name).qualified: a.share or 0.0 for a in streaming}.values())
     if len(names) < EXCESS_MIN_KERNELS or share < EXCESS_MIN_SHARE:
         return None
     total_bytes = sum(a.roofline.dram_bytes for a in streaming)

@@ -17,6 +17,7 @@ from ..artifacts.tables import KernelProfile
 from ..catalog import CATALOG, GEMM_NAME, NEAR_PEAK_GAP
 from ..answer import Evidence, Finding, Fix, Roofline
 from ..display import bandwidth, duration, flop_rate, quantity, size, times
+from ..kernel_name import KernelName
 from .roofline import DURATION as DURATION_METRIC
 from .roofline import fp32_tensor_alternative
 
@@ -220,12 +221,6 @@ def _floor_words(r: Optional[Roofline]) -> str:
     return f"its floor of {duration(r.stated_floor_ns)}" if r is not None else "its floor"
 
 
-def _short(name: str) -> str:
-    from .kernels import display_name  # kernels imports this module
-
-    return display_name(name, 60)
-
-
 def sol(k: KernelProfile) -> dict[str, float]:
     return {n: v for n, v in (("sm", _m(k, SM_SOL)), ("memory", _m(k, MEM_SOL)), ("dram", _m(k, DRAM_SOL))) if v is not None}
 
@@ -250,7 +245,7 @@ def detect_no_tensor_cores(k: KernelProfile, r: Optional[Roofline]) -> Optional[
     fix_gain = f"up to ~{tf32 / r.peak_flops:.0f}x more math throughput" if tf32 else "several-fold"
     return Finding(
         bound="compute", mechanism="no_tensor_cores", kernel=k.name,
-        bottleneck=(f"`{_short(k.name)}` does matrix multiplication on the FP32 FMA pipe at {flop_rate(r.achieved_flops)} "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` does matrix multiplication on the FP32 FMA pipe at {flop_rate(r.achieved_flops)} "
                     f"({frac:.0%} of the FP32 ceiling) while the tensor cores sit idle."),
         evidence=[
             _ev(k, TENSOR_ACTIVE, "%", f"tensor pipes active {tensor:.2f}% of peak: no tensor-core work"),
@@ -285,7 +280,7 @@ def detect_near_peak(k: KernelProfile, r: Optional[Roofline]) -> Optional[Findin
     gap, floor = r.stated_gap, r.stated_floor_ns
     return Finding(
         bound="near_peak", mechanism="near_peak", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is done: it runs within {100 * (gap - 1):.0f}% of its {r.stated_limiter} roofline "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is done: it runs within {100 * (gap - 1):.0f}% of its {r.stated_limiter} roofline "
                     f"({rate})."),
         evidence=[
             _ev(k, "gpu__time_duration.sum", "ns", "measured kernel duration (ncu, replayed in isolation)"),
@@ -314,7 +309,7 @@ def detect_warp_divergence(k: KernelProfile, r: Optional[Roofline]) -> Optional[
         return None
     return Finding(
         bound="compute", mechanism="warp_divergence", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is instruction-bound with divergent warps: on average only {active:.1f} of 32 "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is instruction-bound with divergent warps: on average only {active:.1f} of 32 "
                     f"threads are active per executed instruction."),
         evidence=[
             _ev(k, DIVERGENCE, "threads/inst", f"{active:.1f} active threads per warp instruction (32 = no divergence)"),
@@ -341,7 +336,7 @@ def detect_local_memory(k: KernelProfile, r: Optional[Roofline]) -> Optional[Fin
     kind = "register spills" if spills > 0 else "a per-thread array the compiler placed in local memory"
     return Finding(
         bound="memory", mechanism="local_memory_spill", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is memory-bound on local-memory traffic ({kind}): "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is memory-bound on local-memory traffic ({kind}): "
                     f"{local / (local + glob):.0%} of its L1 sectors are local loads and stores."),
         evidence=[
             _ev(k, LOCAL_LD_SECTORS, "sector", "local-memory load sectors"),
@@ -368,7 +363,7 @@ def detect_atomic_contention(k: KernelProfile, r: Optional[Roofline]) -> Optiona
     l2 = sum(_m(k, n) or 0.0 for n in L2_ATOMIC_SECTORS)
     return Finding(
         bound="latency", mechanism="atomic_contention", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is serialized on contended global atomics: {atomics:,.0f} atomic requests "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is serialized on contended global atomics: {atomics:,.0f} atomic requests "
                     f"while no unit of the GPU is more than {peak_sol:.0f}% busy."),
         evidence=[
             Evidence(metric="+".join(ATOMIC_REQUESTS), value=atomics, unit="request", artifact=k.source, kernel=k.name,
@@ -415,7 +410,7 @@ def detect_uncoalesced(k: KernelProfile, r: Optional[Roofline]) -> Optional[Find
     ev.append(_ev(k, L1_SOL if k.get(L1_SOL) is not None else MEM_SOL, "%", "L1 busy serving the scattered sectors"))
     return Finding(
         bound="memory", mechanism="uncoalesced_global", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is memory-bound on scattered global accesses: each 32-byte sector it fetches "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is memory-bound on scattered global accesses: each 32-byte sector it fetches "
                     f"delivers {worst:.0f} useful bytes."),
         evidence=ev,
         explanation=(f"Neighbouring threads of a warp access addresses far apart, so one warp-wide access needs up to "
@@ -451,7 +446,7 @@ def detect_bank_conflicts(k: KernelProfile, r: Optional[Roofline]) -> Optional[F
         return None
     return Finding(
         bound="memory", mechanism="shared_bank_conflict", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is limited by {nway:.0f}-way shared-memory bank conflicts on its shared "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is limited by {nway:.0f}-way shared-memory bank conflicts on its shared "
                     f"{label}."),
         evidence=[
             Evidence(metric=f"{wf}/{inst}", value=round(per_inst, 2), unit="wavefronts/inst", artifact=k.source,
@@ -477,7 +472,7 @@ def detect_low_parallelism(k: KernelProfile, r: Optional[Roofline]) -> Optional[
         return None
     return Finding(
         bound="latency", mechanism="low_parallelism", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` launches only {grid:.0f} blocks on a {sms:.0f}-SM GPU: "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` launches only {grid:.0f} blocks on a {sms:.0f}-SM GPU: "
                     f"{sms - grid:.0f} SMs have nothing to do."),
         evidence=[
             _ev(k, GRID, "block", "blocks in the grid"),
@@ -507,7 +502,7 @@ def detect_occupancy_limit(k: KernelProfile, r: Optional[Roofline]) -> Optional[
     }.get(limiter, limiter)
     return Finding(
         bound="latency", mechanism="occupancy_limit", kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is latency-bound: {detail} caps occupancy at {theo:.1f}% "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is latency-bound: {detail} caps occupancy at {theo:.1f}% "
                     f"({limits.get(limiter, 0):.0f} block(s) per SM), too few warps to hide memory latency."),
         evidence=[
             _ev(k, OCC_THEORETICAL, "%", f"theoretical occupancy, limited by {limiter}"),
@@ -531,7 +526,7 @@ def detect_instruction_bound(k: KernelProfile, r: Optional[Roofline]) -> Optiona
         return None
     return Finding(
         bound="compute", mechanism="instruction_bound", kernel=k.name, roofline=r,
-        bottleneck=f"`{_short(k.name)}` is bound by instruction issue ({sm:.0f}% SM throughput) without reaching its roofline.",
+        bottleneck=f"`{KernelName(k.name).display(60)}` is bound by instruction issue ({sm:.0f}% SM throughput) without reaching its roofline.",
         evidence=[_ev(k, SM_SOL, "%", "SM throughput"), _ev(k, INST, "inst", "warp instructions executed"),
                   _ev(k, FMA_ACTIVE, "%", "FMA pipe activity")],
         explanation=(f"The SMs are busy issuing instructions that are not the useful floating-point work counted by "
@@ -571,7 +566,7 @@ def fallback(k: KernelProfile, r: Optional[Roofline]) -> Finding:
         held = [m for m in (DURATION_METRIC, "dram__bytes.sum", "dram__bytes_read.sum") if k.get(m) is not None]
         return Finding(
             bound="inconclusive", mechanism=None, kernel=k.name, roofline=r,
-            bottleneck=(f"`{_short(k.name)}`: the report holds no SM or memory throughput (speed of light), so "
+            bottleneck=(f"`{KernelName(k.name).display(60)}`: the report holds no SM or memory throughput (speed of light), so "
                         f"what limits it cannot be named."),
             evidence=[_ev(k, m, k.units.get(m, ""), "measured in the report") for m in held[:2]]
             or [_ev(k, SM_SOL, "%", "SM throughput (not in the report)")],
@@ -591,7 +586,7 @@ def fallback(k: KernelProfile, r: Optional[Roofline]) -> Finding:
     label = f"{bound}-bound" if bound != "inconclusive" else "of unknown bound"
     return Finding(
         bound=bound if r else "inconclusive", mechanism=None, kernel=k.name, roofline=r,
-        bottleneck=(f"`{_short(k.name)}` is {label} ({sm_txt}, {mem_txt} of peak) but no specific "
+        bottleneck=(f"`{KernelName(k.name).display(60)}` is {label} ({sm_txt}, {mem_txt} of peak) but no specific "
                     f"mechanism in the report explains its gap."),
         evidence=[_ev(k, SM_SOL, "%", "SM throughput"), _ev(k, mem_metric, "%", "memory throughput")] + _stall_evidence(k),
         explanation=f"None of the mechanism detectors fired; {_gap_text(r)}." + stall_words(k),

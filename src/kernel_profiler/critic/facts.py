@@ -20,7 +20,8 @@ from .. import devices
 from ..artifacts.tables import Artifacts, KernelProfile
 from ..catalog import TENSOR_OPS
 from ..answer import Diagnosis, Roofline, TimelineSummary
-from ..analysis.kernels import base_name, dedupe, norm_key
+from ..analysis.kernels import dedupe
+from ..kernel_name import KernelName
 from ..analysis.roofline import ceilings as roofline_ceilings
 from ..analysis.roofline import roofline as compute_roofline
 from .concepts import metric_concepts
@@ -39,7 +40,7 @@ class Fact:
     value: float
     family: str  # time | bytes | byte_rate | flop_rate | hz | pct | ratio | count
     artifact: str
-    kernel: Optional[str] = None  # norm_key of the kernel; None for timeline/device/program facts
+    kernel: Optional[str] = None  # KernelName.key of the kernel; None for timeline/device/program facts
     derivation: Optional[str] = None  # None: read as is; else the declared derivation
     concepts: frozenset = frozenset()
 
@@ -56,11 +57,11 @@ class Facts:
     keys: dict[str, list[float]] = field(default_factory=dict)  # family -> sorted values (parallel to by_family)
     by_metric: dict[str, list[Fact]] = field(default_factory=dict)
     launches: list[tuple[str, Roofline, Optional[float]]] = field(default_factory=list)  # (key, roofline, share) per launch
-    kernels: dict[str, str] = field(default_factory=dict)  # norm_key -> base name
-    profiles: dict[str, KernelProfile] = field(default_factory=dict)  # norm_key -> richest ncu profile
+    kernels: dict[str, str] = field(default_factory=dict)  # KernelName.key -> base name
+    profiles: dict[str, KernelProfile] = field(default_factory=dict)  # KernelName.key -> richest ncu profile
     rooflines: dict[str, Roofline] = field(default_factory=dict)
     sass_ops: dict[str, dict[str, int]] = field(default_factory=dict)
-    spills: dict[str, tuple[int, int]] = field(default_factory=dict)  # norm_key -> (stack, spill bytes)
+    spills: dict[str, tuple[int, int]] = field(default_factory=dict)  # KernelName.key -> (stack, spill bytes)
     ncu_durations: list[float] = field(default_factory=list)
     program_times: list[float] = field(default_factory=list)
     timeline: Optional[TimelineSummary] = None
@@ -123,7 +124,7 @@ class Facts:
 
 # ----------------------------------------------------------------------------- kernels (ncu)
 def _kernel(f: Facts, key: str, name: str) -> None:
-    base = base_name(name) or key.split("<")[0].split("::")[-1]
+    base = KernelName(name).base
     if key and base:
         f.kernels.setdefault(key, base)
 
@@ -278,7 +279,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         if s.step_ns_median is not None:
             f.add("timeline.step_ns_median", s.step_ns_median, "time", src, None, "median steady step")
         for row in s.top_kernels:
-            key = norm_key(row.name)
+            key = KernelName(row.name).key
             _kernel(f, key, row.name)
             f.add("timeline.kernel_total_ns", row.total_ns, "time", src, key, "sum of launches in the window")
             f.add("timeline.kernel_median_ns", row.median_ns, "time", src, key, "median launch in the window")
@@ -304,7 +305,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
     dur = k["end_ns"] - k["start_ns"]
     f.add("timeline.kernel_median_ns", float(dur.median()), "time", src, None, "median of all kernels")
     for name, grp in dur.groupby(k["name"]):
-        key = norm_key(str(name))
+        key = KernelName(str(name)).key
         _kernel(f, key, str(name))
         for stat, v in (("median", grp.median()), ("mean", grp.mean()), ("total", grp.sum()), ("min", grp.min()),
                         ("max", grp.max())):
@@ -451,7 +452,7 @@ def _report_sass(arts: Artifacts) -> list:
 def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
     f = Facts(timeline=diagnosis.timeline, diagnosis=diagnosis)
     for k in arts.kernel_profiles:  # every source (rep, CSV pages): an answer may cite any of them
-        key = norm_key(k.name)
+        key = KernelName(k.name).key
         _kernel(f, key, k.name)
         _kernel_facts(f, k, key)
         if k.get("gpu__time_duration.sum") is not None:
@@ -462,20 +463,20 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
             f.add("launch.block", math.prod(k.block), "count", k.source, key)
         f.sm_count = f.sm_count or (int(k.get("launch__sm_count")) if k.get("launch__sm_count") else None)
     for k in dedupe(arts.kernel_profiles):
-        key = norm_key(k.name)
+        key = KernelName(k.name).key
         if key not in f.profiles or len(k.metrics) > len(f.profiles[key].metrics):
             f.profiles[key] = k
-    shares = {norm_key(r.name): r.share for r in (diagnosis.timeline.top_kernels if diagnosis.timeline else [])}
+    shares = {KernelName(r.name).key: r.share for r in (diagnosis.timeline.top_kernels if diagnosis.timeline else [])}
     for k in dedupe(arts.kernel_profiles):
         r = compute_roofline(k)
-        key = norm_key(k.name)
+        key = KernelName(k.name).key
         if r is not None:
             f.rooflines.setdefault(key, r)
             f.launches.append((key, r, shares.get(key)))
             _roofline_facts(f, r, k.source, key)
     _subset_sums(f)
     for s in list(arts.sass) or _report_sass(arts):
-        key = norm_key(s.name)
+        key = KernelName(s.name).key
         _kernel(f, key, s.name)
         f.sass_ops[key] = dict(s.opcode_counts)
         for op, n in s.opcode_counts.items():
@@ -484,7 +485,7 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
             n = sum(v for op, v in s.opcode_counts.items() if op.startswith(combo))
             f.add(f"sass.{'+'.join(combo)}", n, "count", s.source, key, "sum of SASS opcode counts")
     for r in arts.resources:
-        key = norm_key(r.name)
+        key = KernelName(r.name).key
         for name in ("registers", "stack_bytes", "spill_load_bytes", "spill_store_bytes", "shared_bytes", "local_bytes"):
             v = getattr(r, name)
             if v is not None:

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from ..analysis.kernels import norm_key
+from ..kernel_name import KernelName
 from .concepts import metric_concepts, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
 from .numbers import METRIC_TOKEN, Quantity
@@ -174,11 +174,11 @@ def answer_scope(bottleneck: str, whole: str, named: Iterable[Optional[str]], fa
     prim = kernel_mentions(bottleneck, facts)
     for n in named:
         if n:
-            prim |= ({norm_key(n)} & set(facts.kernels)) or kernel_mentions(n, facts)
+            prim |= ({KernelName(n).key} & set(facts.kernels)) or kernel_mentions(n, facts)
     if not prim:
         prim = kernel_mentions(whole, facts)
     if not prim and facts.diagnosis is not None and facts.diagnosis.primary.kernel:
-        prim = {norm_key(facts.diagnosis.primary.kernel)}
+        prim = {KernelName(facts.diagnosis.primary.kernel).key}
     return Scope(primary={p for p in prim if p})
 
 

@@ -17,7 +17,7 @@ import json
 from typing import Any, Optional
 
 from ..answer import Diagnosis, Finding
-from ..analysis.kernels import kernel_key
+from ..kernel_name import KernelName
 from .answer import Verdict
 
 RESULT_CHARS = 12_000
@@ -27,7 +27,7 @@ FACTS_SHOWN = 1  # metric names per kernel in the audit line (the prompt has a t
 
 def _finding(f: Finding) -> dict:
     # one line each (the numbers are in the tool results); the bottleneck only where it differs from the claim
-    return {"bound": f.bound, "mechanism": f.mechanism, "kernel": kernel_key(f.kernel) if f.kernel else None,
+    return {"bound": f.bound, "mechanism": f.mechanism, "kernel": KernelName(f.kernel).qualified if f.kernel else None,
             "share": f.share, "bottleneck": f.bottleneck}
 
 

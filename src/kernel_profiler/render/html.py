@@ -36,7 +36,8 @@ from markupsafe import Markup
 
 from ..catalog import BY_IDLE_CAUSE
 from ..answer import Diagnosis, Roofline
-from ..display import fraction, number, short_name, times
+from ..display import fraction, number, times
+from ..kernel_name import KernelName
 from .markdown import also_found, fix_numbers, fmt_value, roofline_sentence, share_text
 
 MAX_CHART_KERNELS = 10  # dominant kernels placed on the roofline
@@ -256,7 +257,7 @@ def roofline_svg(kernels: list[Roofline], primary: Optional[Roofline], labels: d
         cx, cy = X(r.arithmetic_intensity), Y(r.achieved_flops)
         s.append(f'<circle class="{cls}" cx="{cx:.1f}" cy="{cy:.1f}" r="{6 if r is primary else 5}" '
                  f'{_a(data_kernel=r.kernel, data_label=labels[i], data_ai=_num(r.arithmetic_intensity), data_flops=_num(r.achieved_flops), data_bw=_num(r.achieved_bandwidth), data_gap=_num(r.stated_gap), data_primary="true" if r is primary else None)}>'
-                 f"<title>{escape(short_name(r.kernel, 120))}: {number(r.arithmetic_intensity, 3)} FLOP/B, "
+                 f"<title>{escape(KernelName(r.kernel).display(120))}: {number(r.arithmetic_intensity, 3)} FLOP/B, "
                  f"{escape(fmt_value(r.achieved_flops, 'flop/s'))}</title></circle>")
     # labels: points closer than a few pixels share one label ("K1, K2"); others stagger downwards
     groups: list[tuple[float, float, list[str], bool]] = []
@@ -313,7 +314,7 @@ def bandwidth_svg(kernels: list[Roofline], labels: dict[int, str]) -> str:
         s.append(f'<rect class="bw-bar{" noflops" if nof else ""}" x="{L}" y="{y + 3}" '
                  f'width="{pw * min(frac, 1.0):.1f}" height="{row - 8}" '
                  f'{_a(data_kernel=r.kernel, data_label=labels[i], data_bw=_num(r.achieved_bandwidth), data_peak_bw=_num(r.peak_bandwidth), data_no_flops="true" if nof else None)}>'
-                 f"<title>{escape(short_name(r.kernel, 120))}</title></rect>")
+                 f"<title>{escape(KernelName(r.kernel).display(120))}</title></rect>")
         s.append(_t(L + pw + 6, y + 15, f"{fmt_value(r.achieved_bandwidth, 'byte/s')} ({fraction(frac)})", "tick"))
     peak = kernels[0].peak_bandwidth
     s.append(f'<line class="ceiling mem bw-ceiling" x1="{L + pw}" y1="{T - 4}" x2="{L + pw}" y2="{H - 24}" '
@@ -463,10 +464,10 @@ def render_html(diagnosis: Diagnosis, rooflines: list[Roofline] | None = None, *
     tl, tl_legend = timeline_svg(d)
     kernel_rows = []
     if d.timeline and d.timeline.top_kernels:
-        kernel_rows = [{"name": short_name(k.name, 90), "full": k.name, "count": k.count,
+        kernel_rows = [{"name": KernelName(k.name).display(90), "full": k.name, "count": k.count,
                         "total": fmt_value(k.total_ns, "ns"), "median": fmt_value(k.median_ns, "ns"),
                         "share": k.share, "pct": fraction(k.share)} for k in sorted(d.timeline.top_kernels, key=lambda k: -k.share)]
-    legend = [{"label": labels[i], "name": short_name(r.kernel, 90), "full": r.kernel, "path": r.math_path,
+    legend = [{"label": labels[i], "name": KernelName(r.kernel).display(90), "full": r.kernel, "path": r.math_path,
                "ai": number(r.arithmetic_intensity, 3) if r.arithmetic_intensity else "— (no FLOPs)",
                "flops": fmt_value(r.achieved_flops, "flop/s"), "bw": fmt_value(r.achieved_bandwidth, "byte/s"),
                "dur": fmt_value(r.duration_ns, "ns"), "floor": fmt_value(r.stated_floor_ns, "ns"),
@@ -475,7 +476,7 @@ def render_html(diagnosis: Diagnosis, rooflines: list[Roofline] | None = None, *
                "needed": fmt_value(r.needed_bytes, "byte") if r.needed_bytes else "n/a",
                "moved": fmt_value(r.dram_bytes, "byte")} for i, r in enumerate(kernels)]
     evidence = [{"value": fmt_value(e.value, e.unit or ""), "metric": e.metric or "", "meaning": code_spans(e.meaning),
-                 "kernel": short_name(e.kernel, 90) if e.kernel else None, "artifact": e.artifact or "no artifact",
+                 "kernel": KernelName(e.kernel).display(90) if e.kernel else None, "artifact": e.artifact or "no artifact",
                  "href": _link(e.artifact, base) if e.artifact else "", "name": Path(e.artifact).name if e.artifact
                  else "no artifact"} for e in d.evidence]
     artifacts = [{"href": _link(a, base), "path": a, "name": Path(a).name} for a in d.artifacts]

@@ -3,14 +3,15 @@
 One renderer for every Answer: a Diagnosis (`analyze`, `report`) adds the roofline, timeline, secondary
 findings and inputs set apart; an AskResult (`ask`, `replay`) adds what the user should know about the run
 (inconclusive, notices, which model answered). Every number goes through display.py (units, 4 significant
-digits), every kernel name through display.short_name (an ellipsis, never a silent cut).
+digits), every kernel name through KernelName.display (an ellipsis, never a silent cut).
 """
 from __future__ import annotations
 
 from typing import Optional
 
 from ..answer import Answer, AskResult, Diagnosis, Evidence, Finding, Roofline
-from ..display import bandwidth, duration, flop_rate, fraction, quantity, short_name, size, times
+from ..display import bandwidth, duration, flop_rate, fraction, quantity, size, times
+from ..kernel_name import KernelName
 
 
 def fmt_value(value: float, unit: str) -> str:
@@ -20,7 +21,7 @@ def fmt_value(value: float, unit: str) -> str:
 
 def _evidence_line(e: Evidence) -> str:
     # the kernel as a code span: its digits are not numbers
-    where = (e.artifact or "no artifact") + (f" [`{short_name(e.kernel, 70)}`]" if e.kernel else "")
+    where = (e.artifact or "no artifact") + (f" [`{KernelName(e.kernel).display(70)}`]" if e.kernel else "")
     meaning = f" — {e.meaning}" if e.meaning else ""
     metric = f" `{e.metric}`" if e.metric else ""
     return f"{fmt_value(e.value, e.unit or '')}{metric}{meaning} ({where})"
@@ -117,7 +118,7 @@ def _diagnosis_context(d: Diagnosis) -> list[str]:
                   f"start-up before first GPU work {duration(t.startup_ns)} (reported apart)."]
         if t.top_kernels:
             lines += ["", "| kernel | launches | total | median | share |", "|---|---:|---:|---:|---:|"]
-            lines += [f"| `{short_name(k.name, 70)}` | {k.count:,} | {duration(k.total_ns)} | {duration(k.median_ns)} | "
+            lines += [f"| `{KernelName(k.name).display(70)}` | {k.count:,} | {duration(k.total_ns)} | {duration(k.median_ns)} | "
                       f"{fraction(k.share)} |" for k in t.top_kernels[:8]]
     extra = also_found(d)
     if extra:

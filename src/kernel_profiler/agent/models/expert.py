@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 from ...analysis.decide import TIMELINE_VERDICTS, decide_over_tools
 from ...answer import Diagnosis, Finding, Fix
-from ...analysis.kernels import kernel_key
+from ...kernel_name import KernelName
 from ..protocol import ModelTurn, ToolCall, ToolSpec
 from ..sandbox import MAX_LAUNCH_COUNT, MAX_REGEX_LEN
 from ..tools.kernel_profile import KernelProfileOutput
@@ -29,17 +29,11 @@ from ..tools.timeline import TimelineOutput, plan_launches
 NAME = "offline-expert"
 
 
-def _base(name: str) -> str:
-    """Kernel function name without template arguments or namespaces, as ncu's -k matches it (its function name
-    base): `vectorized_elementwise_kernel` for `at::native::vectorized_elementwise_kernel<...>`."""
-    return kernel_key(name).split("<", 1)[0].split("::")[-1]
-
-
 def kernel_regex(names: list[str]) -> str:
     """A regex matching the given kernels by function name (escaped, capped)."""
     bases: list[str] = []
     for n in names:
-        b = _base(n)
+        b = KernelName(n).base
         if b and b not in bases:
             bases.append(b)
     parts: list[str] = []
@@ -48,7 +42,7 @@ def kernel_regex(names: list[str]) -> str:
         if len(cand) > MAX_REGEX_LEN:
             break
         parts.append(re.escape(b))
-    return "|".join(parts) or re.escape(_base(names[0]))[:MAX_REGEX_LEN]
+    return "|".join(parts) or re.escape(KernelName(names[0]).base)[:MAX_REGEX_LEN]
 
 
 class _State:
@@ -120,9 +114,9 @@ class ExpertModel:
             if kp is not None:
                 kpo = KernelProfileOutput.model_validate(kp)
                 if kpo.sass_available and kpo.kernels:
-                    return ToolCall(id="", name="sass", input={"kernel_regex": re.escape(_base(kpo.kernels[0].name))})
+                    return ToolCall(id="", name="sass", input={"kernel_regex": re.escape(KernelName(kpo.kernels[0].name).base)})
             elif tlo.dominant_kernels:  # no counters (e.g. ERR_NVGPUCTRPERM): SASS still says something
-                return ToolCall(id="", name="sass", input={"kernel_regex": re.escape(_base(tlo.dominant_kernels[0].name))})
+                return ToolCall(id="", name="sass", input={"kernel_regex": re.escape(KernelName(tlo.dominant_kernels[0].name).base)})
         return self._submit(st)
 
     def _submit(self, st: _State) -> ToolCall:

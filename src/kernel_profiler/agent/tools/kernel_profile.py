@@ -7,7 +7,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
-from ...analysis.kernels import analyze_kernels, excess_dram_traffic, kernel_key
+from ...analysis.kernels import analyze_kernels, excess_dram_traffic
+from ...kernel_name import KernelName
 from ...artifacts import ncu_report
 from ...answer import Finding, Roofline
 from ...errors import EmptyCapture, KernelProfilerError, UsageError
@@ -140,11 +141,11 @@ def run_kernel_profile(ctx: ToolContext, inp: KernelProfileInput) -> KernelProfi
     else:
         raise UsageError("no program to run and no artifacts")
     if not profiles:
-        names = sorted({kernel_key(k.name) for k in ctx.user_artifacts().kernel_profiles}) if ctx.artifacts else []
+        names = sorted({KernelName(k.name).qualified for k in ctx.user_artifacts().kernel_profiles}) if ctx.artifacts else []
         raise EmptyCapture(", ".join(reports) or "ncu report", f"no profiled kernel matches {pattern!r}"
                            + (f"; profiled kernels: {', '.join(names[:10])}" if names else ""))
     analyses = analyze_kernels(profiles, ranked, sass_fns, resources)
-    kernels = [KernelResult(name=a.profile.name, key=kernel_key(a.profile.name), launch_id=a.profile.launch_id,
+    kernels = [KernelResult(name=a.profile.name, key=KernelName(a.profile.name).qualified, launch_id=a.profile.launch_id,
                             share=a.share, duration_ns=a.duration_ns, roofline=a.roofline, findings=a.findings)
                for a in analyses]
     return KernelProfileOutput(reports=reports, mode=mode, kernels=kernels, program_finding=excess_dram_traffic(analyses),

@@ -7,7 +7,7 @@ from typing import Optional
 
 from pydantic import BaseModel, Field
 
-from ...analysis.kernels import kernel_key
+from ...kernel_name import KernelName
 from ...artifacts.tables import SassFunction
 from ...catalog import TENSOR_OPS
 from ...errors import EmptyCapture
@@ -55,7 +55,7 @@ def run_sass(ctx: ToolContext, inp: SassInput) -> SassOutput:
                                    "captures, and the target is not a CUDA binary (give `source`)")
     if not hits:
         raise EmptyCapture("sass", f"no function matches {inp.kernel_regex!r}; functions: "
-                                   + ", ".join(sorted({kernel_key(f.name) for f in seen})[:10]))
+                                   + ", ".join(sorted({KernelName(f.name).qualified for f in seen})[:10]))
     fn = max(hits, key=lambda f: len(f.instructions))
     ops = fn.opcode_counts
 
@@ -69,5 +69,5 @@ def run_sass(ctx: ToolContext, inp: SassInput) -> SassOutput:
         memory_forms=dict(forms.most_common(20)),
         checks={"tensor_mma": count(*TENSOR_OPS), "FFMA": count("FFMA"),
                 "LDL+STL": count("LDL", "STL"), "ATOM+RED": count("ATOM", "RED"), "BAR": count("BAR")},
-        other_functions=sorted({kernel_key(f.name) for f in fns if f is not fn})[:10],
+        other_functions=sorted({KernelName(f.name).qualified for f in fns if f is not fn})[:10],
     )
