@@ -19,7 +19,7 @@ from ..display import duration
 from .consistency import main_timeline
 from ..kernel_name import KernelName
 from .kernels import COMMS_KERNEL, FEW_US_NS
-from .ranks import analyze_ranks
+from .ranks import RankAnalysis, analyze_ranks
 from .timeline import TimelineResult, triage
 
 # Timeline verdicts that answer the question without kernel profiling: kernel_profile and sass are refused after
@@ -43,7 +43,7 @@ class TimelineStage:
 
     timeline: Optional[Timeline]  # the main timeline (one rank's part of a multi-process timeline), None if none
     triage: Optional[TimelineResult]
-    ranks: Optional[tuple]  # ranks.analyze_ranks' result: (finding, rows, straggler rank, cause)
+    ranks: Optional[RankAnalysis]  # the rank comparison; None for one process
     answer: list[Finding]  # findings that answer the question on the timeline: a straggler first, then the host's
     notes: list[Finding]  # the rank comparison when it found no straggler (kept secondary)
     timeline_only: Optional[Finding]  # kernel-bound: what the timeline alone says about the dominant kernel
@@ -51,7 +51,7 @@ class TimelineStage:
     @property
     def verdict(self) -> Optional[str]:
         """ranks | startup | transfer | host | kernel | empty; None without a timeline."""
-        if self.ranks is not None and self.answer and self.answer[0] is self.ranks[0]:
+        if self.ranks is not None and self.answer and self.answer[0] is self.ranks.finding:
             return "ranks"
         return self.triage.verdict if self.triage is not None else None
 
@@ -59,7 +59,7 @@ class TimelineStage:
         """The timeline's findings in the order they are answered: a straggler, the host findings, the rank note
         when there is no straggler, the timeline-only kernel finding last (the timeline tool's `findings`)."""
         host = list(self.triage.findings) if self.triage is not None else []
-        lead = [self.ranks[0]] if self.verdict == "ranks" else []
+        lead = [self.ranks.finding] if self.verdict == "ranks" else []
         return lead + host + self.notes + ([self.timeline_only] if self.timeline_only is not None else [])
 
     def startup_note(self) -> Optional[Finding]:
@@ -77,14 +77,11 @@ class TimelineStage:
         """The Diagnosis / timeline tool fields of the rank comparison (none for one process)."""
         if self.ranks is None:
             return {}
-        _, rows, straggler, cause = self.ranks
+        r = self.ranks
         if not with_cause:
-            return dict(ranks=rows, straggler_rank=straggler,
-                        straggler_verdict="straggler" if straggler is not None else "no straggler")
-        return dict(ranks=rows, straggler_rank=straggler,
-                    straggler_cause=None if cause == "sample_of_ranks" else cause,
-                    straggler_verdict=None if cause == "sample_of_ranks"
-                    else ("straggler" if straggler is not None else "no straggler"))
+            return dict(ranks=r.rows, straggler_rank=r.straggler,
+                        straggler_verdict="straggler" if r.straggler is not None else "no straggler")
+        return dict(ranks=r.rows, straggler_rank=r.straggler, straggler_cause=r.cause, straggler_verdict=r.verdict)
 
 
 def read_timeline(arts: Artifacts) -> TimelineStage:
@@ -92,16 +89,15 @@ def read_timeline(arts: Artifacts) -> TimelineStage:
     ranks = analyze_ranks(arts)
     tl = main_timeline(arts.timelines)
     if ranks is not None and tl is not None and len(tl.kernels) and tl.kernels["pid"].nunique() > 1:
-        tl = rank_timeline(tl, int(ranks[1][0].pid))  # per-rank analysis of the first rank
+        tl = rank_timeline(tl, int(ranks.rows[0].pid))  # per-rank analysis of the first rank
     tres: Optional[TimelineResult] = triage(tl) if tl is not None else None
     answer = list(tres.findings) if tres is not None and tres.verdict in TIMELINE_VERDICTS else []
     notes: list[Finding] = []
     if ranks is not None:
-        rank_finding, _, straggler, _ = ranks
-        if straggler is not None or rank_finding.mechanism == "comms_wait":
-            answer = [rank_finding] + answer
+        if ranks.answers:
+            answer = [ranks.finding] + answer
         else:
-            notes.append(rank_finding)
+            notes.append(ranks.finding)
     only = timeline_only(tl, tres) if tl is not None and tres is not None and tres.verdict == "kernel" \
         and len(tres.kernels) else None
     return TimelineStage(timeline=tl, triage=tres, ranks=ranks, answer=answer, notes=notes, timeline_only=only)

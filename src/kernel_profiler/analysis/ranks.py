@@ -47,6 +47,27 @@ COMMS_BOUND_SHARE = 0.4
 
 
 @dataclass
+class RankAnalysis:
+    """What comparing the ranks found."""
+
+    finding: Finding  # the straggler, comms-bound or balanced-ranks finding, or why no verdict can be given
+    rows: list[RankRow]  # per-rank numbers, in rank order
+    straggler: Optional[int] = None  # the rank the others wait for; None when there is none
+    cause: Optional[str] = None  # the straggler's cause: uneven_work, host or throttle:<reason>
+    sample: bool = False  # the ranks at hand do not cover their job: no straggler verdict is possible
+
+    @property
+    def answers(self) -> bool:
+        """The ranks answer the question: a straggler, or every rank waiting in its collectives."""
+        return self.straggler is not None or self.finding.mechanism == "comms_wait"
+
+    @property
+    def verdict(self) -> Optional[str]:
+        """'straggler' or 'no straggler'; None for a sample of ranks."""
+        return None if self.sample else ("straggler" if self.straggler is not None else "no straggler")
+
+
+@dataclass
 class RankView:
     rank: int
     pid: Optional[int]
@@ -140,15 +161,15 @@ def _is_collective(names: pd.Series) -> np.ndarray:
     return names.isin(hits).to_numpy()
 
 
-def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Optional[int], Optional[str]]]:
-    """(finding, per-rank rows, straggler rank, cause); cause "sample_of_ranks" when the ranks do not cover the job."""
+def analyze_ranks(arts: Artifacts) -> Optional[RankAnalysis]:
+    """The ranks compared (None with fewer than two ranks or no collective to compare them on)."""
     views = rank_views(arts)
     if len(views) < 2:
         return None
     sample = sample_of_ranks(arts, views)
     if sample is not None:
         rows = [RankRow(rank=v.rank, pid=v.pid, device=v.device, source=v.source) for v in views]
-        return sample, rows, None, "sample_of_ranks"
+        return RankAnalysis(sample, rows, sample=True)
     coll = []
     for v in views:
         k = v.kernels
@@ -229,12 +250,12 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
                         fix=Fix(change=CATALOG["comms_wait"].fix_text(),
                                 metric="multirank.collective_ns_per_step", direction="decrease",
                                 expected="proportional to bytes moved or overlap achieved"), confidence=0.6)
-            return f, rows, None, None
+            return RankAnalysis(f, rows)
         f = Finding(bound="inconclusive", mechanism=None, share=0.0,
                     bottleneck=f"No straggler: the {len(views)} ranks stay within noise of each other.",
                     evidence=ev, explanation="Ranks are balanced; look at the per-rank timeline and kernels instead.",
                     confidence=0.7)
-        return f, rows, None, None
+        return RankAnalysis(f, rows)
 
     others = [i for i in range(len(views)) if i != s_idx]
     comp_s = compute[s_idx]
@@ -303,4 +324,4 @@ def analyze_ranks(arts: Artifacts) -> Optional[tuple[Finding, list[RankRow], Opt
                     metric="multirank.collective_enter_lag_ns", direction="decrease",
                     expected=f"from {spread / 1e6:.1f} ms toward 0", current_value=spread, target_value=0.0),
             confidence=0.75)
-    return f, rows, straggler, cause
+    return RankAnalysis(f, rows, straggler, cause)
