@@ -18,7 +18,7 @@ import orjson
 import pandas as pd
 import pytest
 
-from kernel_profiler.artifacts import kineto
+from kernel_profiler.artifacts import kineto, kineto_events
 from kernel_profiler.artifacts.tables import API_COLUMNS, COPY_COLUMNS, KERNEL_COLUMNS, RANGE_COLUMNS, SET_COLUMNS
 from kernel_profiler.errors import ArtifactError, EmptyCapture
 
@@ -219,7 +219,7 @@ def test_chunked_and_whole_parse_agree(captures, tmp_path, monkeypatch):
     path = captures.path("py_item_sync", "trace.json.gz")
     reference = kineto.load(path)
     # Many small chunks (the path big traces take) ...
-    monkeypatch.setattr(kineto, "_CHUNK_BYTES", 64 * 1024)
+    monkeypatch.setattr(kineto_events, "CHUNK_BYTES", 64 * 1024)
     chunked = kineto.load(path)
     monkeypatch.undo()
     # ... and compact one-line JSON (cut at `},{` with no newline between events).
@@ -244,9 +244,9 @@ def test_cut_at_the_wrong_depth_falls_back_to_a_whole_parse(captures, tmp_path, 
     p.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     reference = kineto.load(captures.path("py_item_sync", "trace.json.gz"))
     streamed = []
-    real_stream = kineto._stream
-    monkeypatch.setattr(kineto, "_stream", lambda rd, acc: streamed.append(real_stream(rd, acc)) or streamed[-1])
-    monkeypatch.setattr(kineto, "_CHUNK_BYTES", 4096)
+    real_stream = kineto_events.stream
+    monkeypatch.setattr(kineto_events, "stream", lambda rd, acc: streamed.append(real_stream(rd, acc)) or streamed[-1])
+    monkeypatch.setattr(kineto_events, "CHUNK_BYTES", 4096)
     got = kineto.load(p)
     assert streamed == [None]  # the streamed parse gave up...
     for a, b in zip(_frames(reference), _frames(got)):  # ...and the whole parse read the same
@@ -255,9 +255,9 @@ def test_cut_at_the_wrong_depth_falls_back_to_a_whole_parse(captures, tmp_path, 
 
 def test_progress_bar_only_when_asked_or_on_a_terminal(captures, capsys, monkeypatch):
     path = captures.path("py_tiny_ops", "trace.json.gz")
-    monkeypatch.setattr(kineto, "_CHUNK_BYTES", 64 * 1024)
-    monkeypatch.setattr(kineto._Progress, "DELAY", 0.0)
-    monkeypatch.setattr(kineto._Progress, "EVERY", 0.0)
+    monkeypatch.setattr(kineto_events, "CHUNK_BYTES", 64 * 1024)
+    monkeypatch.setattr(kineto_events.Progress, "DELAY", 0.0)
+    monkeypatch.setattr(kineto_events.Progress, "EVERY", 0.0)
     with_bar = kineto.load(path, progress=True)
     err = capsys.readouterr().err
     assert "trace.json.gz: reading " in err and "%)" in err and err.endswith("\r\x1b[K")  # erased at the end
@@ -378,7 +378,7 @@ def test_not_a_trace(tmp_path, content):
 
 def test_trace_without_gpu_events(captures, tmp_path):
     doc = raw_doc(captures, "py_tiny_ops")
-    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") not in kineto._GPU_CATS]
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if kineto._KIND.get(e.get("cat")) not in ("kernel", "copy", "set")]
     p = tmp_path / "cpu_only.json"
     p.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     with pytest.raises(EmptyCapture) as err:

@@ -36,48 +36,35 @@ clock time add `baseTimeNanoseconds` (when present) yourself. `capture_start_ns`
 `capture_end_ns` are the first start / last end of the events read (the profiler's own
 "PyTorch Profiler (N)" span included when present).
 
-Streaming, typed, columnar: a 500k-kernel trace is ~600 MB of JSON. The file is read (and gunzipped)
-in blocks of `_CHUNK_BYTES`; each block is cut after the last boundary between two events
-(`}` `,` `{`), and the events before the cut are decoded by msgspec straight into small typed structs
-holding only the fields read here (every other key, e.g. a cpu_op's input shapes, is skipped without
-building a Python object). The structs of one block become numpy columns at once and are dropped,
-so memory holds one block, its events and the columns so far, whatever the file size. A cut at the
-wrong depth cannot decode (its brackets do not balance); then, and for layouts with no cut (compact
-one-line JSON, a bare event array), the whole document is decoded at once, still into typed structs.
-A progress bar goes to stderr for big files when it is a terminal (KERNEL_PROFILER_PROGRESS=0: never).
+Streaming, typed, columnar: the events are read block by block into typed structs (kineto_events.py);
+each block's events become numpy columns at once here and are dropped, so memory holds one block, its
+events and the columns so far, whatever the file size.
 """
 from __future__ import annotations
 
 import gc
 import gzip
-import os
 import re
 import sys
-import time
 import zlib
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 import msgspec
 import numpy as np
 import pandas as pd
 
 from ..errors import ArtifactError, EmptyCapture, UnsupportedCapture
+from . import kineto_events
 from .api_names import categorize
+from .kineto_events import GZIP_MAGIC, NO_ARGS, Event
 from .tables import (API_COLUMNS, COPY_COLUMNS, KERNEL_COLUMNS, RANGE_COLUMNS, SET_COLUMNS, GpuInfo, Timeline,
                      empty)
 
-GZIP_MAGIC = b"\x1f\x8b"
 _SNIFF_KEYS = (b'"traceEvents"', b'"schemaVersion"', b'"deviceProperties"')
 _SNIFF_BYTES = 1 << 16
 NAN = float("nan")
-
-# An event boundary: `}` `,` `{` with any white space (Kineto writes a newline there).
-_SPLIT = re.compile(rb"\}\s*,\s*\{")
-_ARRAY = re.compile(rb"\s*:\s*\[")
-_CHUNK_BYTES = 4 << 20
-_PROGRESS_BYTES = 64 << 20
 
 # Category -> what it becomes; both schemas.
 _KIND = {
@@ -89,7 +76,6 @@ _KIND = {
     "Trace": "span",  # the profiler's own span: extends capture start/end only
     "cuda_profiler_range": "counters",  # CUPTI range-profiler mode
 }
-_GPU_CATS = tuple(c for c, k in _KIND.items() if k in ("kernel", "copy", "set"))
 _NON_NVIDIA_CATS = (("mtia", "a Meta MTIA accelerator"), ("xpu", "an Intel XPU"))
 _AMD_DEVICE = re.compile(r"\b(AMD|Radeon|Instinct)\b|\bMI\d{3}", re.IGNORECASE)
 
@@ -129,106 +115,6 @@ def _gunzip_head(head: bytes) -> bytes:
         return b""
 
 
-# --------------------------------------------------------------------------- typed events
-
-
-class _Args(msgspec.Struct, gc=False):
-    """The `args` keys read here; msgspec skips every other key without building it."""
-
-    device: Any = None
-    stream: Any = None
-    correlation: Any = None
-    bytes: Any = None
-    bandwidth: Any = msgspec.field(name="memory bandwidth (GB/s)", default=None)
-    registers: Any = msgspec.field(name="registers per thread", default=None)
-    smem: Any = msgspec.field(name="shared memory", default=None)
-    dynamic_smem: Any = msgspec.field(name="dynamic shared memory", default=None)  # no Kineto writes these
-    local_mem: Any = msgspec.field(name="local memory", default=None)  # two today: NaN columns
-    grid: Any = None
-    block: Any = None
-    name: Any = None  # process_name metadata
-    labels: Any = None  # process_labels metadata
-
-
-class _Event(msgspec.Struct, gc=False):
-    ph: Optional[str] = None
-    cat: Optional[str] = None
-    name: Any = None
-    ts: Any = None
-    dur: Any = None
-    pid: Any = None
-    tid: Any = None
-    args: Optional[_Args] = None
-
-
-class _Doc(msgspec.Struct, gc=False):
-    """A trace document: its events and the header keys read (the others are skipped)."""
-
-    traceEvents: list[_Event] = []
-    deviceProperties: Any = None
-    distributedInfo: Any = None
-    baseTimeNanoseconds: Any = None
-
-
-_EVENTS = msgspec.json.Decoder(list[_Event])
-_DOC = msgspec.json.Decoder(_Doc)
-_DOC_OR_EVENTS = msgspec.json.Decoder(Union[_Doc, list[_Event]])
-_NO_ARGS = _Args()
-_EVENT_KEYS = frozenset(_Event.__struct_fields__)
-_HEADER_KEYS = ("deviceProperties", "distributedInfo", "baseTimeNanoseconds")
-
-
-def _lenient(items: Any) -> list[_Event]:
-    """Events from generically decoded JSON, one at a time: non-objects dropped, odd `args`/`cat`/`ph` ignored."""
-    out = []
-    for it in items if isinstance(items, list) else []:
-        if not isinstance(it, dict):
-            continue
-        try:
-            out.append(msgspec.convert(it, _Event))
-            continue
-        except msgspec.ValidationError:
-            pass
-        it = {k: v for k, v in it.items() if k in _EVENT_KEYS}
-        for k in ("cat", "ph"):
-            if not isinstance(it.get(k), str):
-                it.pop(k, None)
-        if not isinstance(it.get("args"), dict):
-            it.pop("args", None)
-        try:
-            out.append(msgspec.convert(it, _Event))
-        except msgspec.ValidationError:
-            continue
-    return out
-
-
-def _decode_events(buf) -> list[_Event]:
-    try:
-        return _EVENTS.decode(buf)
-    except msgspec.ValidationError:  # a malformed event somewhere: decode this chunk item by item
-        return _lenient(msgspec.json.decode(buf))
-
-
-def _decode_doc(buf) -> tuple[list[_Event], dict]:
-    """Whole document (or a tail `{"traceEvents": [...], ...}`): events and header keys."""
-    try:
-        doc = _DOC_OR_EVENTS.decode(buf)
-    except msgspec.ValidationError:
-        doc = msgspec.json.decode(buf)
-        if isinstance(doc, list):
-            return _lenient(doc), {}
-        if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
-            raise _NotATrace() from None
-        return _lenient(doc["traceEvents"]), {k: doc[k] for k in _HEADER_KEYS if k in doc}
-    if isinstance(doc, list):
-        return doc, {}
-    return doc.traceEvents, {k: getattr(doc, k) for k in _HEADER_KEYS if getattr(doc, k) is not None}
-
-
-class _NotATrace(Exception):
-    pass
-
-
 # --------------------------------------------------------------------------- load
 
 
@@ -239,15 +125,15 @@ def load(path: Path, progress: Optional[bool] = None) -> Timeline:
     gc.disable()  # millions of short-lived objects: the cyclic GC would rescan them again and again
     try:
         acc = _Accumulator()
-        with _Reader(path, progress) as rd:
-            header = _stream(rd, acc)
+        with kineto_events.Reader(path, progress) as rd:
+            header = kineto_events.stream(rd, acc)
         if header is None:  # not Kineto's layout (compact JSON, a bare array) or a cut at the wrong depth
             acc = _Accumulator()
-            with _Reader(path, False) as rd:
+            with kineto_events.Reader(path, False) as rd:
                 raw = rd.read_all()
             try:
-                events, header = _decode_doc(raw)
-            except _NotATrace:
+                events, header = kineto_events.decode_doc(raw)
+            except kineto_events.NotATrace:
                 raise ArtifactError(path, "JSON but not a PyTorch profiler trace (no traceEvents list)") from None
             except msgspec.DecodeError as e:
                 raise ArtifactError(path, f"not valid JSON, the trace may be truncated ({e})") from None
@@ -261,123 +147,6 @@ def load(path: Path, progress: Optional[bool] = None) -> Timeline:
             gc.enable()
 
 
-class _Reader:
-    """The file's (decompressed) bytes in blocks, with a progress bar on the terminal for big files."""
-
-    def __init__(self, path: Path, progress: Optional[bool]):
-        self.path = path
-        try:
-            self.raw = open(path, "rb")
-            self.size = os.fstat(self.raw.fileno()).st_size
-            magic = self.raw.read(2)
-            self.raw.seek(0)
-        except OSError as e:
-            raise ArtifactError(path, f"cannot read the file ({e.strerror or e})") from None
-        self.gz = magic == GZIP_MAGIC
-        self.f = gzip.GzipFile(fileobj=self.raw, mode="rb") if self.gz else self.raw
-        self.first = True
-        show = progress if progress is not None else (self.size >= _PROGRESS_BYTES and sys.stderr.isatty()
-                                                      and os.environ.get("KERNEL_PROFILER_PROGRESS") != "0")
-        self.bar = _Progress(path.name, self.size) if show else None
-
-    def __enter__(self) -> "_Reader":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.bar:
-            self.bar.close()
-        self.raw.close()
-
-    def read(self, n: int = -1) -> bytes:
-        try:
-            block = self.f.read(n)
-        except (OSError, EOFError, zlib.error) as e:
-            if not self.gz:
-                raise ArtifactError(self.path, f"cannot read the file ({getattr(e, 'strerror', None) or e})") from None
-            raise ArtifactError(self.path, f"truncated or corrupt gzip data ({e}); copy the trace again") from None
-        if self.first:
-            self.first = False
-            if not block or block.isspace():  # isspace stops at the first other byte
-                raise ArtifactError(self.path, "the gzip file holds no data" if self.gz else "the file is empty")
-        if self.bar:
-            self.bar.update(self.raw.tell())
-        return block
-
-    def read_all(self) -> bytes:
-        return self.read(-1)
-
-
-class _Progress:
-    """`name: reading 312/635 MB (49%)` on stderr, redrawn at most 5 times a second, erased at the end."""
-
-    DELAY = 0.5  # s before the first draw: quick reads show nothing
-    EVERY = 0.2  # s between redraws
-
-    def __init__(self, name: str, total: int):
-        self.name, self.total, self.t0, self.last, self.drawn = name, max(total, 1), time.monotonic(), 0.0, False
-
-    def update(self, done: int) -> None:
-        now = time.monotonic()
-        if now - self.t0 < self.DELAY or now - self.last < self.EVERY:
-            return
-        self.last, self.drawn = now, True
-        sys.stderr.write(f"\r{self.name}: reading {done / 2**20:.0f}/{self.total / 2**20:.0f} MB "
-                         f"({100 * done / self.total:.0f}%)")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
-
-def _last_cut(buf: bytearray) -> Optional[tuple[int, int]]:
-    """(end of an event, start of the next) for the last event boundary in buf, or None."""
-    i = len(buf)
-    while True:
-        i = buf.rfind(b"}", 0, i)
-        if i < 0:
-            return None
-        m = _SPLIT.match(buf, i)
-        if m is not None:
-            return i + 1, m.end() - 1
-
-
-def _stream(rd: _Reader, acc: "_Accumulator") -> Optional[dict]:
-    """Decode the traceEvents array block by block; the header keys, or None when the layout does not allow it."""
-    buf = bytearray()
-    while True:  # the start of the events array
-        block = rd.read(_CHUNK_BYTES)
-        buf += block
-        key = buf.find(b'"traceEvents"')
-        m = _ARRAY.match(buf, key + len(b'"traceEvents"')) if key >= 0 else None
-        if m is not None or not block:
-            break
-    if m is None:
-        return None
-    try:
-        _, header = _decode_doc(bytes(buf[:key]) + b'"traceEvents": []}')
-        del buf[:m.end()]
-        eof = False
-        while True:
-            if not eof:
-                block = rd.read(_CHUNK_BYTES)
-                eof = not block
-                buf += block
-            if eof:  # the last events and any header keys after the array
-                events, tail = _decode_doc(b'{"traceEvents":[' + buf)
-                acc.add(events)
-                header.update(tail)
-                return header
-            cut = _last_cut(buf)
-            if cut is None:
-                continue
-            events = _decode_events(b"[" + buf[:cut[0]] + b"]")
-            del buf[:cut[1]]
-            acc.add(events)
-            del events
-    except (msgspec.DecodeError, _NotATrace):
-        return None
 # --------------------------------------------------------------------------- per-chunk columns
 
 
@@ -419,13 +188,13 @@ class _Accumulator:
 
     def __init__(self) -> None:
         self.parts: dict[str, list[dict[str, Any]]] = {k: [] for k in ("kernel", "copy", "set", "api", "range")}
-        self.meta: list[_Event] = []
+        self.meta: list[Event] = []
         self.cats: set = set()
         self.counters = 0  # CUPTI range-profiler events
         self.t_min = np.inf
         self.t_max = -np.inf
 
-    def add(self, events: list[_Event]) -> None:
+    def add(self, events: list[Event]) -> None:
         buckets: dict[str, list] = {k: [] for k in (*set(_KIND.values()), None)}
         route = {c: buckets[k] for c, k in _KIND.items()}
         route[None] = buckets[None]
@@ -454,7 +223,7 @@ class _Accumulator:
                 continue
             d: dict[str, Any] = {"start_ns": start, "end_ns": end}
             if kind in ("kernel", "copy", "set"):
-                args = [e.args or _NO_ARGS for e in evs]
+                args = [e.args or NO_ARGS for e in evs]
                 d.update(device=_num(_col(args, "device")), stream=_num(_col(args, "stream")),
                          correlation=_num(_col(args, "correlation")))
                 if kind == "kernel":
@@ -473,7 +242,7 @@ class _Accumulator:
                 d.update(name=_names(_col(evs, "name")) if kind == "api" else [str(n) for n in _col(evs, "name")],
                          pid=_num(_col(evs, "pid")), tid=_num(_col(evs, "tid")))
                 if kind == "api":
-                    d["correlation"] = _num([(e.args or _NO_ARGS).correlation for e in evs])
+                    d["correlation"] = _num([(e.args or NO_ARGS).correlation for e in evs])
             self.parts[kind].append(d)
 
 
@@ -618,11 +387,11 @@ def _gpus(props) -> list[GpuInfo]:
     return out
 
 
-def _processes(meta: list[_Event]) -> dict[int, str]:
+def _processes(meta: list[Event]) -> dict[int, str]:
     names: dict[int, str] = {}
     gpu_pids: set = set()
     for e in meta:
-        args = e.args or _NO_ARGS
+        args = e.args or NO_ARGS
         if e.name == "process_labels" and str(args.labels or "").startswith("GPU"):
             gpu_pids.add(e.pid)
         elif e.name == "process_name" and _int(e.pid) is not None:
