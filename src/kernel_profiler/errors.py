@@ -44,10 +44,6 @@ class UnsupportedCapture(ArtifactError):
     """
 
 
-class InconsistentInputs(KernelProfilerError):
-    """The inputs cannot be combined into one answer (different devices, programs, jobs or times)."""
-
-
 class ToolMissing(KernelProfilerError):
     """A profiler or helper program (nsys, ncu, cuobjdump) is not installed or not on PATH."""
 

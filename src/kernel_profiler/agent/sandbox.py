@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..toolpaths import find_cuda_tool, find_ncu, find_nsys  # noqa: F401 (re-exported)
+from ..toolpaths import find_cuda_tool, find_ncu, find_nsys
 from ..errors import CounterPermission, KernelProfilerError, ToolMissing
 from ..exitcodes import ExitCode
 

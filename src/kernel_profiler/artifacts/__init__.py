@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 from ..errors import (ArtifactError, CounterPermission, EmptyCapture, KernelProfilerError, ToolMissing,
                       UnknownFormat)
 from . import kineto, ncu_csv, ncu_report, nsys_rep, nsys_sqlite, parallel, ptxas, sass
-from .tables import Artifacts, KernelProfile, ResourceUsage, SassFunction, Timeline
+from .tables import Artifacts, ResourceUsage, SassFunction
 
 HEAD_BYTES = 64 * 1024
 XZ_MAGIC = b"\xfd7zXZ\x00"
@@ -217,6 +217,3 @@ def _add(arts: Artifacts, kind: str, result, shown: str, report_sass: list[SassF
                 arts.sass.append(item)
             elif isinstance(item, ResourceUsage):
                 arts.resources.append(item)
-
-
-__all__ = ["load_paths", "identify", "Artifacts", "Timeline", "KernelProfile", "SassFunction", "ResourceUsage"]

@@ -73,7 +73,6 @@ class Doc(msgspec.Struct, gc=False):
 
 
 _EVENTS = msgspec.json.Decoder(list[Event])
-_DOC = msgspec.json.Decoder(Doc)
 _DOC_OR_EVENTS = msgspec.json.Decoder(Union[Doc, list[Event]])
 NO_ARGS = Args()
 _EVENT_KEYS = frozenset(Event.__struct_fields__)
