@@ -52,9 +52,9 @@ def test_ranks_are_compared_before_the_timeline(captures, tmp_path, case, stragg
     assert tlo.verdict == stage.verdict and tlo.straggler_rank == d.straggler_rank
     primary, _ = decide.decide_over_tools(tlo.verdict, tlo.findings, tlo.startup_note, None, [])
     if straggler:
-        assert primary.bottleneck == d.primary.bottleneck == stage.ranks[0].bottleneck
+        assert primary.bottleneck == d.primary.bottleneck == stage.ranks.finding.bottleneck
     else:
-        assert any(f.bottleneck == stage.ranks[0].bottleneck for f in d.secondary)
+        assert any(f.bottleneck == stage.ranks.finding.bottleneck for f in d.secondary)
 
 
 def test_decide_order():
