@@ -61,6 +61,13 @@ def _write_report(d, out: Path, paths=None, rooflines=None) -> None:
     _progress(f"HTML report written to {out}")
 
 
+def _ask_json(result) -> str:
+    """An AskResult as JSON, what the answer is about first (`source`, `source_note`), then the answer and the run."""
+    d = result.model_dump(mode="json")
+    return json.dumps({"source": d.pop("source"), "source_note": d.pop("source_note"), **d}, indent=2,
+                      ensure_ascii=False)
+
+
 def _split_extra(ctx: typer.Context) -> tuple[list[str], list[str]]:
     """Extra command-line words: (more --artifacts values given after the first, the command after `--`).
 
@@ -159,10 +166,7 @@ def ask(
         # the answer this run gave (as the transcript recorded it), with the measurements behind it
         d, rooflines = report_for(Path(rec))
         _write_report(d, report_html, None, rooflines)
-    if as_json:
-        typer.echo(result.model_dump_json(indent=2))
-    else:
-        typer.echo(result.render())
+    typer.echo(_ask_json(result) if as_json else result.render())
 
 
 @app.command()
@@ -193,7 +197,7 @@ def replay(transcript: Path = typer.Argument(..., help="a JSONL transcript writt
     from .agent.session import replay as run_replay
 
     result = run_replay(str(transcript), progress=_progress)
-    typer.echo(result.model_dump_json(indent=2) if as_json else result.render())
+    typer.echo(_ask_json(result) if as_json else result.render())
 
 
 @app.command(context_settings={"allow_extra_args": True})

@@ -53,19 +53,19 @@ def test_the_critic_accepts_the_expert_not_by_construction(captures, tmp_path):
     """The expert's accepted answer, with one evidence number off by 37% or with another mechanism claimed
     (bank conflicts on a kernel whose shared-memory counters contradict them), is rejected by the same critic."""
     from kernel_profiler.artifacts import load_paths
-    from kernel_profiler.critic import Answer, critique
+    from kernel_profiler.critic import critique
 
     r, _, _ = ask(captures, "cu_softmax_naive", tmp_path)
     assert r.accepted
     arts = load_paths([captures.case_dir("cu_softmax_naive")])
-    a = Answer.model_validate(r.answer)
+    a = r.as_answer()
     assert critique(a, arts).verdict == "accept"
     lie = a.model_copy(deep=True)
     lie.evidence[0].value = round(lie.evidence[0].value * 1.37, 3)
     v = critique(lie, arts)
     assert v.verdict == "reject" and not v.checks["numbers"], v.reasons
     other = a.model_copy(deep=True)
-    other.mechanism_id = "shared_bank_conflict"
+    other.mechanism = "shared_bank_conflict"
     v = critique(other, arts)
     assert v.verdict == "reject" and not v.checks["signature"], v.reasons
 
