@@ -352,15 +352,6 @@ class AskResult(Answer):
         a = answer if isinstance(answer, Answer) else Answer.model_validate(answer)
         return cls(**a.as_answer().model_dump(), answered=True, **run)
 
-    def render(self) -> str:
-        """The answer for a terminal: the four parts as Markdown, then what the user should know."""
-        return self.markdown()
-
-    def markdown(self) -> str:
-        from .render.markdown import markdown
-
-        return markdown(self)
-
 
 def json_schema() -> dict:
     """The JSON schema of what `analyze --json` (a Diagnosis) and `ask --json` / `replay --json` (an AskResult)

@@ -61,13 +61,6 @@ def _write_report(d, out: Path, paths=None, rooflines=None) -> None:
     _progress(f"HTML report written to {out}")
 
 
-def _ask_json(result) -> str:
-    """An AskResult as JSON, what the answer is about first (`source`, `source_note`), then the answer and the run."""
-    d = result.model_dump(mode="json")
-    return json.dumps({"source": d.pop("source"), "source_note": d.pop("source_note"), **d}, indent=2,
-                      ensure_ascii=False)
-
-
 def _split_extra(ctx: typer.Context) -> tuple[list[str], list[str]]:
     """Extra command-line words: (more --artifacts values given after the first, the command after `--`).
 
@@ -166,7 +159,8 @@ def ask(
         # the answer this run gave (as the transcript recorded it), with the measurements behind it
         d, rooflines = report_for(Path(rec))
         _write_report(d, report_html, None, rooflines)
-    typer.echo(_ask_json(result) if as_json else result.render())
+    from .render.json import show
+    typer.echo(show(result, as_json))
 
 
 @app.command()
@@ -197,7 +191,8 @@ def replay(transcript: Path = typer.Argument(..., help="a JSONL transcript writt
     from .agent.session import replay as run_replay
 
     result = run_replay(str(transcript), progress=_progress)
-    typer.echo(_ask_json(result) if as_json else result.render())
+    from .render.json import show
+    typer.echo(show(result, as_json))
 
 
 @app.command(context_settings={"allow_extra_args": True})

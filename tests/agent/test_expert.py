@@ -10,6 +10,7 @@ from kernel_profiler.answer import AskResult
 from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.protocol import ReplayDivergence
 from kernel_profiler.analysis.engine import analyze
+from kernel_profiler.render.markdown import markdown
 
 
 def ask(captures, case, tmp_path, **kw) -> tuple[AskResult, list[str], object]:
@@ -39,7 +40,7 @@ def test_softmax_four_part_answer_accepted(captures, tmp_path):
     assert a.as_answer() == d.as_answer()  # the engine's answer, field for field
     assert [v["verdict"] for v in r.verdicts] == ["accept"]
     assert any(s.startswith("timeline:") for s in stages) and any("critic" in s for s in stages)
-    md = r.markdown()
+    md = markdown(r)
     for h in ("## Bottleneck", "## Evidence", "## Mechanism", "## Fix"):
         assert h in md
     # the kernel profile was asked of the dominant kernel only

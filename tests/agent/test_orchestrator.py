@@ -7,6 +7,7 @@ from kernel_profiler.agent.orchestrator import offered_tools
 from kernel_profiler.agent.session import replay, run_ask
 from kernel_profiler.agent.tools import tool_specs, REGISTRY
 from kernel_profiler.analysis.engine import analyze
+from kernel_profiler.render.markdown import markdown
 
 from .scripted import ScriptedModel, call
 
@@ -99,7 +100,7 @@ def test_rejected_answers_end_inconclusive(captures, tmp_path):
     back = m.requests[2]["last"]
     assert back["is_error"] and back["content"]["verdict"] == "reject" and back["content"]["reasons"]
     assert "ncu" in r.settle and "softmax_rows" in r.settle
-    assert "# Inconclusive" in r.markdown() and "What would settle it" in r.markdown()
+    assert "# Inconclusive" in markdown(r) and "What would settle it" in markdown(r)
     # the run replays to the same inconclusive end
     r2 = replay(rec)
     assert r2.inconclusive and r2.as_answer() == r.as_answer()

@@ -130,7 +130,7 @@ def test_verify_text_has_units(captures):
 def test_ask_answer_values_carry_units(rendered):
     d = rendered["cu_softmax_naive"][0]
     res = AskResult.of(d.as_answer(), question="why is my softmax slow", model="offline-expert", accepted=True)
-    out = res.render()
+    out = markdown(res)
     assert "- 4 bytes/sector `smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio`" in out
     assert "4.0 byte/sector" not in out
     _numbers_are_readable(out, "ask")
