@@ -57,9 +57,10 @@ def test_the_stretch_is_one_time_communication_with_its_cost(captures, fmt):
 
 def test_ranks_are_not_compared_on_a_communication_only_stretch(captures):
     arts = load_paths([captures.path(NAME, "nsys.sqlite")])
-    finding, rows, straggler, cause = analyze_ranks(arts)
-    assert straggler is None and finding.bound != "comms" and finding.mechanism is None
-    assert "communication stretch" in finding.bottleneck and len(rows) == CASE["ranks"]
+    ra = analyze_ranks(arts)
+    assert ra.straggler is None and ra.finding.bound != "comms" and ra.finding.mechanism is None
+    assert "communication stretch" in ra.finding.bottleneck and len(ra.rows) == CASE["ranks"]
+    assert not ra.answers and ra.verdict == "no straggler"
     d = analyze([captures.path(NAME, "nsys.sqlite")])
     assert d.straggler_verdict == "no straggler" and d.bound != "comms"
     assert re.search(CASE["kernel"], d.primary.kernel or "")

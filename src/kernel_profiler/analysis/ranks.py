@@ -229,7 +229,7 @@ def analyze_ranks(arts: Artifacts) -> Optional[RankAnalysis]:
                     explanation=("Steps repeat compute and communication; a run of collectives alone is set-up or "
                                  "tear-down traffic, reported with the one-time work."),
                     confidence=0.7)
-        return f, rows, None, None
+        return RankAnalysis(f, rows)
     s_idx = int(np.argmax(med_lag))
     spread = float(med_lag[s_idx])
     src = views[0].source
