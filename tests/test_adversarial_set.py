@@ -1,7 +1,9 @@
-"""Shape of the adversarial answer set (tests/data/adversarial): it must not rot.
+"""Shape of the two adversarial answer sets: it must not rot.
 
-Checks only that the set is complete and points at real captures; measuring the critic against it is a
-separate test."""
+tests/data/adversarial is the set the critic is developed against; tests/data/adversarial_holdout was written
+later, blind, and is never tuned on. These tests check only that each set is complete and points at real
+captures; they never run the critic (bench/critic_score.py scores both, tests/test_critic_adversarial.py
+holds the ratchet on the first)."""
 from __future__ import annotations
 
 import json
@@ -12,18 +14,21 @@ import pytest
 
 from conftest import CAPTURES, DATA
 
-ADV = DATA / "adversarial"
+MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30}
+SETS = list(MIN_ANSWERS)
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
+FIELDS = {"id", "file", "case", "artifacts", "expected", "category", "why"}
 
 
-def answers() -> list[dict]:
-    return tomllib.loads((ADV / "cases.toml").read_text())["answer"]
+def answers(name: str) -> list[dict]:
+    return tomllib.loads((DATA / name / "cases.toml").read_text())["answer"]
 
 
-def test_every_entry_has_its_fields():
-    for a in answers():
-        missing = {"id", "file", "case", "artifacts", "expected", "category", "why"} - a.keys()
+@pytest.mark.parametrize("name", SETS)
+def test_every_entry_has_its_fields(name):
+    for a in answers(name):
+        missing = FIELDS - a.keys()
         assert not missing, f"{a.get('id')}: missing {missing}"
         assert a["expected"] in {"accept", "reject"}, a["id"]
         assert a["category"] in CATEGORIES, a["id"]
@@ -32,11 +37,12 @@ def test_every_entry_has_its_fields():
         assert a["artifacts"], a["id"]
 
 
-def test_ids_unique_and_files_exist():
-    ids = [a["id"] for a in answers()]
+@pytest.mark.parametrize("name", SETS)
+def test_ids_unique_and_files_exist(name):
+    ids = [a["id"] for a in answers(name)]
     assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
-    for a in answers():
-        path = ADV / a["file"]
+    for a in answers(name):
+        path = DATA / name / a["file"]
         assert path.is_file(), f"{a['id']}: no file {a['file']}"
         assert path.stat().st_size > 100, f"{a['id']}: answer too short"
         if path.suffix == ".json":
@@ -44,13 +50,14 @@ def test_ids_unique_and_files_exist():
             assert {"bound", "bottleneck"} <= d.keys(), a["id"]
 
 
-def test_every_file_is_listed():
-    listed = {a["file"] for a in answers()}
-    on_disk = {f"answers/{p.name}" for p in (ADV / "answers").iterdir()}
+@pytest.mark.parametrize("name", SETS)
+def test_every_file_is_listed(name):
+    listed = {a["file"] for a in answers(name)}
+    on_disk = {f"answers/{p.name}" for p in (DATA / name / "answers").iterdir()}
     assert on_disk == listed, on_disk ^ listed
 
 
-@pytest.mark.parametrize("a", answers(), ids=lambda a: a["id"])
+@pytest.mark.parametrize("a", [a for name in SETS for a in answers(name)], ids=lambda a: a["id"])
 def test_case_and_artifacts_exist(a):
     case = CAPTURES / a["case"]
     assert case.is_dir(), f"no capture folder {a['case']}"
@@ -58,12 +65,21 @@ def test_case_and_artifacts_exist(a):
         assert (case / name).is_file() or (case / f"{name}.xz").is_file(), f"{a['case']}: no {name}"
 
 
-def test_size_coverage_and_mix():
-    rows = answers()
-    assert len(rows) >= 40
+@pytest.mark.parametrize("name", SETS)
+def test_size_coverage_and_mix(name):
+    rows = answers(name)
+    assert len(rows) >= MIN_ANSWERS[name]
     assert len({a["case"] for a in rows}) >= 8
     verdicts = Counter(a["expected"] for a in rows)
     assert verdicts["accept"] and verdicts["reject"]
     assert 0.3 <= verdicts["accept"] / len(rows) <= 0.5
     cats = Counter(a["category"] for a in rows)
     assert all(cats[c] >= 3 for c in CATEGORIES), cats
+
+
+def test_holdout_is_disjoint_from_the_tuning_set():
+    """Blind means: no answer id shared with the set the critic is tuned on, and mostly other cases."""
+    tuning, holdout = answers("adversarial"), answers("adversarial_holdout")
+    assert not {a["id"] for a in tuning} & {a["id"] for a in holdout}
+    shared_cases = {a["case"] for a in tuning} & {a["case"] for a in holdout}
+    assert len(shared_cases) <= len({a["case"] for a in holdout}) // 2, shared_cases
