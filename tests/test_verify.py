@@ -13,7 +13,7 @@ from conftest import suite_cases
 from kernel_profiler.artifacts import load_paths
 from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.analysis.kernels import dedupe
-from kernel_profiler.analysis.mechanisms import BANK_CONFLICT_MIN_WAYS
+from kernel_profiler.analysis.mechanisms.memory import BANK_CONFLICT_MIN_WAYS
 from kernel_profiler.kernel_name import KernelName
 from kernel_profiler.verify import (EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE, PREDICTION_MIN_FRACTION,
                                     VerifyResult, verify)

@@ -84,7 +84,9 @@ def _e(id: str, bounds: str, label: str, scope: str, detector: str, signature: s
                  idle_cause)
 
 
-_M = "analysis.mechanisms:"
+_MEM = "analysis.mechanisms.memory:"
+_LAT = "analysis.mechanisms.latency:"
+_CMP = "analysis.mechanisms.compute:"
 _T = "analysis.timeline_findings:"
 _R = "analysis.ranks:analyze_ranks"
 _LIFT = "; alternatively give each thread more independent loads in flight (unroll, vector loads)."
@@ -133,7 +135,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "copies with compute on a separate stream (double buffering).",
        (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase")),
     # ------------------------------------------------------------------ one kernel (ncu), or a chain of them
-    _e("uncoalesced_global", "memory", "uncoalesced global accesses", "kernel", _M + "detect_uncoalesced",
+    _e("uncoalesced_global", "memory", "uncoalesced global accesses", "kernel", _MEM + "detect_uncoalesced",
        "sig_uncoalesced", r"uncoalesced|coalesc|scattered|strided (global )?access|sectors? per request",
        {"": "Map consecutive threads to consecutive addresses: e.g. one warp or block per row with the threads "
             "striding over columns (float4 loads where aligned), or stage a tile through shared memory and transpose "
@@ -144,14 +146,14 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"bytes_per_sector|bytes per sector|useful bytes", "increase"),
        (r"sectors?.*requests?|sectors per request|l1tex__t_sectors", "decrease"), (r"dram__bytes", "decrease"),
        ncu_rules=("UncoalescedGlobalAccess",), sass=("LDG",)),
-    _e("shared_bank_conflict", "memory latency", "shared-memory bank conflicts", "kernel", _M + "detect_bank_conflicts",
-       "sig_bank_conflict", r"bank[- ]conflict",
+    _e("shared_bank_conflict", "memory latency", "shared-memory bank conflicts", "kernel",
+       _MEM + "detect_bank_conflicts", "sig_bank_conflict", r"bank[- ]conflict",
        {"": "Pad the shared array by one element per row (float tile[32][33]) or swizzle the index (XOR the column "
             "with the row) so a warp's addresses fall in distinct banks.",
         "library": _LIB + "change the shape, dtype or layout of the call so the library picks another kernel."},
        (r"wavefront|bank_conflict|conflict", "decrease"), (r"mio_throttle|shared.*stall", "decrease"),
        ncu_rules=("SharedMemoryConflicts", "UncoalescedSharedAccess"), sass=("LDS", "STS")),
-    _e("local_memory_spill", "memory", "local-memory traffic", "kernel", _M + "detect_local_memory", "sig_local",
+    _e("local_memory_spill", "memory", "local-memory traffic", "kernel", _MEM + "detect_local_memory", "sig_local",
        r"spill|local[- ]memory",
        {"": "Keep the data in registers or shared memory: index per-thread arrays only with compile-time constants "
             "(fully unrolled loops), or move the table to shared memory laid out [entry][thread]; for spills, lower "
@@ -159,7 +161,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
         "library": _LIB + "change the shape or dtype of the call so the library picks another kernel."},
        (r"local|spill|LDL|STL", "decrease"), (r"dram__bytes", "decrease"),
        ncu_rules=("RegisterSpilling", "LocalMemorySpilling"), sass=("LDL", "STL")),
-    _e("low_parallelism", "latency", "too few blocks", "kernel", _M + "detect_low_parallelism", "sig_low_parallelism",
+    _e("low_parallelism", "latency", "too few blocks", "kernel", _LAT + "detect_low_parallelism", "sig_low_parallelism",
        r"too few blocks|parallelism|grid (is )?(too )?small|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
        r"blocks? on an? \d+-SM|block grid on an? \d+-SM|SMs (have nothing|have no work|get no block|sit idle|are idle)|"
        r"partial wave|less than one wave",
@@ -170,7 +172,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                           "problems."},
        (r"grid|blocks|waves", "increase"), (r"throughput|bandwidth", "increase"),
        ncu_rules=("LaunchConfiguration", "WorkloadImbalance")),
-    _e("occupancy_limit", "latency", "occupancy limit", "kernel", _M + "detect_occupancy_limit", "sig_occupancy",
+    _e("occupancy_limit", "latency", "occupancy limit", "kernel", _LAT + "detect_occupancy_limit", "sig_occupancy",
        r"occupancy",
        {"": "Lift the {limiter} limit: use smaller blocks or fewer per-block resources" + _LIFT,
         "shared memory": "Lift the shared memory limit: request only the shared memory the block uses (or less per "
@@ -181,7 +183,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                           "kernel is picked."},
        (r"warps_active|occupancy", "increase"), (r"dram__throughput|dram__bytes.*per_second|bandwidth", "increase"),
        (r"long_scoreboard", "decrease"), ncu_rules=("TheoreticalOccupancy", "AchievedOccupancy")),
-    _e("atomic_contention", "latency", "contended atomics", "kernel", _M + "detect_atomic_contention", "sig_atomic",
+    _e("atomic_contention", "latency", "contended atomics", "kernel", _LAT + "detect_atomic_contention", "sig_atomic",
        r"atomic",
        {"": "Privatize the updates: accumulate per warp (warp shuffle / __reduce_add_sync) or per block in shared "
             "memory, then issue one global atomic per block and bin (in Triton: reduce within the program first, "
@@ -189,7 +191,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
         "library": _LIB + "use an op that reduces without atomics (a sorted segment reduction, a deterministic "
                           "mode)."},
        (r"atom|_red|atomic", "decrease"), sass=("RED", "ATOM")),
-    _e("warp_divergence", "compute", "warp divergence", "kernel", _M + "detect_warp_divergence", "sig_divergence",
+    _e("warp_divergence", "compute", "warp divergence", "kernel", _CMP + "detect_warp_divergence", "sig_divergence",
        r"diverg",
        {"": "Make branch decisions uniform per warp: assign work so that the branch condition depends on the warp "
             "index (or sort/bin elements by path before the kernel), or replace the branches with branch-free "
@@ -197,7 +199,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
         "library": _LIB + "make the data the op sees uniform (sort or bucket it) or use a different API."},
        (r"thread_inst_executed_per_inst|active threads|threads per", "increase"),
        (r"inst_executed|instructions", "decrease"), ncu_rules=("ThreadDivergence",)),
-    _e("no_tensor_cores", "compute", "matrix math off the tensor cores", "kernel", _M + "detect_no_tensor_cores",
+    _e("no_tensor_cores", "compute", "matrix math off the tensor cores", "kernel", _CMP + "detect_no_tensor_cores",
        "sig_no_tensor_cores", r"tensor[- ]cores?|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
        "Run the product on the tensor cores: in PyTorch set torch.backends.cuda.matmul.allow_tf32 = True (or "
        "torch.set_float32_matmul_precision('high')) or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with "
@@ -208,14 +210,15 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",
        (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel_count|launches", "decrease")),
-    _e("instruction_bound", "compute", "instruction issue", "kernel", _M + "detect_instruction_bound",
+    _e("instruction_bound", "compute", "instruction issue", "kernel", _CMP + "detect_instruction_bound",
        "sig_instruction",
        r"instruction[- ](issue|bound)|issue[- ]bound",
        {"": "Cut instructions per element: hoist index math out of loops, use vector loads, replace divisions/"
             "transcendentals with cheaper forms, unroll to amortize control flow.",
         "library": _LIB + "use a fused or lower-precision variant of the op."},
        (r"inst_executed|instructions", "decrease")),
-    _e("near_peak", "near_peak", "at its roofline", "kernel", _M + "detect_near_peak", "sig_near_peak",
+    _e("near_peak", "near_peak", "at its roofline", "kernel", "analysis.mechanisms.near_peak:detect_near_peak",
+       "sig_near_peak",
        r"near[- ]peak|\bis done\b|at (its|the) roofline|close to (its|the) (roofline|peak|ceiling)|nothing (left )?to "
        r"(gain|fix)|leave (it|this kernel) alone|"
        r"within (about |~)?\d+(\.\d+)?\s?% of (its|the) ([\w-]+ )?(roofline|floor|peak|ceiling)",

@@ -16,7 +16,7 @@ from ..answer import Evidence, Finding, Fix, Roofline
 from ..display import duration, size
 from ..kernel_name import KernelName
 from .mechanisms import detect
-from .mechanisms import fallback as mech_fallback
+from .mechanisms.fallback import fallback as mech_fallback
 from .roofline import DURATION, roofline
 
 # Program-level excess DRAM traffic: at least this many distinct memory-streaming kernels...
