@@ -154,7 +154,7 @@ def test_errors_use_the_table():
     from kernel_profiler.agent.sandbox import SandboxViolation
     from kernel_profiler.errors import KernelProfilerError
     from kernel_profiler.exitcodes import ExitCode
-    from kernel_profiler.verify import EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE
+    from kernel_profiler.verify.result import EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE
 
     assert KernelProfilerError.exit_code == SandboxViolation.exit_code == ExitCode.USAGE
     assert ReplayDivergence.exit_code == ExitCode.DIVERGED

@@ -13,8 +13,6 @@ PACKAGE = "kernel_profiler"
 MAX_LINES = 400
 # Modules allowed over MAX_LINES, each with its reason. A module that shrinks below the limit must leave the list.
 LONG_MODULES = {
-    "kernel_profiler.verify": "one command's pipeline (pair kernels, measure both sides, judge each predicted "
-                              "movement) over records private to it (issue 12 moves metric evaluation to the registry)",
     "kernel_profiler.critic.facts": "the index of every value the captures hold, one section per artifact kind, all "
                                     "filling one Facts record with its declared derivations",
     "kernel_profiler.critic.checks": "the critic's checks of one answer, each a small function over one shared "

@@ -15,8 +15,9 @@ from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.analysis.kernels import dedupe
 from kernel_profiler.analysis.mechanisms.memory import BANK_CONFLICT_MIN_WAYS
 from kernel_profiler.kernel_name import KernelName
-from kernel_profiler.verify import (EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE, PREDICTION_MIN_FRACTION,
-                                    VerifyResult, verify)
+from kernel_profiler.verify import verify
+from kernel_profiler.verify.prediction import PREDICTION_MIN_FRACTION
+from kernel_profiler.verify.result import EXIT_IMPROVED, EXIT_REGRESSED, EXIT_WITHIN_NOISE, VerifyResult
 
 CASES = {c["name"]: c for c in suite_cases()}
 FIXES = [c for c in CASES.values() if c.get("fix_of") and not c.get("recapture")]

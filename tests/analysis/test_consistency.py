@@ -15,7 +15,8 @@ from kernel_profiler.artifacts import load_paths
 from kernel_profiler.analysis.consistency import reconcile
 from kernel_profiler.analysis.engine import analyze, run
 from kernel_profiler.errors import ArtifactError, EmptyCapture
-from kernel_profiler.verify import render, verify
+from kernel_profiler.verify import verify
+from kernel_profiler.verify.text import render
 
 CC86 = "c01_esmm_metrics_cc86.csv"  # ncu --metrics CSV from an RTX 30-class GPU (compute capability 8.6)
 
