@@ -48,14 +48,19 @@ def top_stall(k: KernelProfile) -> Optional[tuple[str, float, str]]:
     return best
 
 
+def _speedup(rule: dict) -> float:
+    """The estimated speedup (%) an ncu rule states, NaN when it states none."""
+    try:
+        return float(rule.get("speedup") or "nan")
+    except (TypeError, ValueError):
+        return float("nan")
+
+
 def stall_rule(k: KernelProfile) -> Optional[dict]:
     """ncu's own stall/issue rule with the largest estimated speedup, if the report holds one."""
     hits = []
     for r in k.rules:
-        try:
-            sp = float(r.get("speedup") or "nan")
-        except (TypeError, ValueError):
-            sp = float("nan")
+        sp = _speedup(r)
         if r.get("id") in NCU_STALL_RULES and r.get("message"):
             hits.append((0.0 if sp != sp else sp, -NCU_STALL_RULES.index(r["id"]), r))
     return max(hits, key=lambda h: h[:2])[2] if hits else None  # ties: the stall rule first
@@ -76,10 +81,7 @@ def stall_words(k: KernelProfile) -> str:
                f"{STALL_MEANING.get(reason, reason.replace('_', ' '))}).")
     rule = stall_rule(k)
     if rule:
-        try:
-            sp = float(rule.get("speedup") or "nan")
-        except (TypeError, ValueError):
-            sp = float("nan")
+        sp = _speedup(rule)
         est = f", estimated speedup up to {sp:.0f}%" if sp == sp and sp > 0 else ""
         out += f" ncu's own guided analysis (rule {rule['id']}{est}): \"{_first_sentence(rule['message'])}\""
     return out
