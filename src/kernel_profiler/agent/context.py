@@ -30,6 +30,7 @@ class ToolContext:
     timeline_result: Optional[TimelineResult] = None
     timeline_output: Optional["TimelineOutput"] = None
     timeline: Optional[Timeline] = None  # the timeline triaged (its launches plan ncu's launch skip/count)
+    _user_loaded: Optional[Artifacts] = None  # the user's artifacts as read, before `reconcile`
     _user_arts: Optional[Artifacts] = None
     # What the critic checks answers against, keyed by the paths it was loaded from (reloaded only when
     # `produced` changes): (paths, artifacts or None, the engine's diagnosis of them or None).
@@ -41,8 +42,13 @@ class ToolContext:
         if not self.artifacts:
             return None
         if self._user_arts is None:
-            self._user_arts = reconcile(load_paths(self.artifacts))  # another device/run/program set apart
+            self._user_arts = reconcile(self._read_user())  # another device/run/program set apart
         return self._user_arts
+
+    def _read_user(self) -> Artifacts:
+        if self._user_loaded is None:
+            self._user_loaded = load_paths(self.artifacts)
+        return self._user_loaded
 
     def _collected_paths(self) -> tuple[str, ...]:
         return tuple(self.artifacts) + tuple(p for p in self.produced if p not in self.artifacts)
@@ -52,8 +58,8 @@ class ToolContext:
         if self._collected is None or self._collected[0] != paths:
             arts = None
             if paths:
-                try:
-                    arts = load_paths(list(paths))
+                try:  # only the user's captures (nothing made by the tools): read once, for the tools and the critic
+                    arts = self._read_user() if paths == tuple(self.artifacts) else load_paths(list(paths))
                 except KernelProfilerError:
                     arts = None
             self._collected = (paths, arts, None)

@@ -29,15 +29,19 @@ class LiveEnvironment:
     def schema_verdict(self, verdict: dict) -> dict:
         return verdict
 
+    def captures(self):
+        # Loaded and diagnosed once per set of captures (ToolContext caches both), not once per answer.
+        arts = self.ctx.collected_artifacts()
+        return (arts, self.ctx.collected_diagnosis()) if arts is not None else None
+
     def check(self, answer) -> dict:
         from ..critic import critique
 
-        arts = self.ctx.collected_artifacts()
-        if arts is None:
+        loaded = self.captures()
+        if loaded is None:
             return {"stage": "deterministic", "verdict": "reject",
                     "reasons": ["No capture was made or given, so no number in the answer can be checked."]}
-        # Loaded and diagnosed once per set of captures (ToolContext caches both), not once per answer.
-        v = critique(answer, arts, diagnosis=self.ctx.collected_diagnosis())
+        v = critique(answer, loaded[0], diagnosis=loaded[1])
         self.last_check = v
         return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
 

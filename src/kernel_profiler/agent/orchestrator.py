@@ -74,9 +74,9 @@ class Orchestrator:
                  artifacts: Optional[list[str]] = None, insist: bool = False, env: Environment,
                  writer: Optional[tx.TranscriptWriter] = None, progress: Optional[Callable[[str], None]] = None,
                  max_rejections: int = MAX_REJECTIONS, max_turns: int = MAX_TURNS):
-        self.model = model
         self.question, self.cmd, self.artifacts, self.insist = question, cmd, list(artifacts or []), insist
         self.env, self.writer = env, writer
+        self.model = self._bound(model)
         self.progress = progress or (lambda s: None)
         self.max_rejections, self.max_turns = max_rejections, max_turns
         self.messages: list[dict] = []
@@ -94,6 +94,12 @@ class Orchestrator:
         self.specs = tool_specs(offered_tools(cmd), live=bool(cmd))
 
     # ------------------------------------------------------------ plumbing
+    def _bound(self, model: Model) -> Model:
+        """The offline expert checks its own draft against the captures the environment loaded for the critic."""
+        if isinstance(model, ExpertModel):
+            model.captures = self.env.captures
+        return model
+
     def _event(self, kind: str, **data: Any) -> None:
         if self.writer is not None:
             self.writer.event(kind, **data)
@@ -116,10 +122,10 @@ class Orchestrator:
                 if purpose == "review":
                     self._notice(f"{self.model.name} unavailable for the answer review ({e}); the deterministic "
                                  f"critic's verdict stands.")
-                    self.model = ExpertModel()
+                    self.model = self._bound(ExpertModel())
                     return None
                 self._notice(f"{self.model.name} unavailable ({e}); falling back to the offline expert.")
-                self.model = ExpertModel()
+                self.model = self._bound(ExpertModel())
                 continue
             self._record_turn(purpose, turn)
             return turn

@@ -127,6 +127,11 @@ class Environment(Protocol):
         """The deterministic critic's verdict on an answer: {stage, verdict, reasons}."""
         ...
 
+    def captures(self) -> Optional[tuple[Any, Any]]:
+        """(the artifacts, the engine's diagnosis of them) the critic checks answers against, loaded once per set of
+        captures; None when nothing is read now (a replay) or nothing could be loaded."""
+        ...
+
     def review_context(self) -> tuple[Any, Any]:
         """(the engine's diagnosis of the captures, the critic's last check) for the model reviewer, or Nones."""
         ...

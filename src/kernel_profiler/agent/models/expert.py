@@ -8,15 +8,14 @@ answer, written from the engine's findings that the tools returned
 (the Diagnosis's Answer). No network, no key, no randomness.
 
 Before it submits, it critiques its own draft (`self_critique`): the deterministic critic runs on the draft
-against the captures the tool results name; evidence lines the critic objects to are dropped, and if the
+against the captures the environment already loaded for the critic (the orchestrator hands the expert
+`Environment.captures`, so nothing is read twice); evidence lines the critic objects to are dropped, and if the
 answer still does not pass, the expert says it is inconclusive instead of submitting a claim it cannot back.
 """
 from __future__ import annotations
 
-import functools
-import os
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ...analysis.decide import TIMELINE_VERDICTS, decide_over_tools
 from ...answer import Diagnosis, Finding, Fix
@@ -75,6 +74,11 @@ class ExpertModel:
     reviews = False  # no model review of answers (the deterministic critic still runs)
     last_self_critique: list[str] = []  # what the last self-critique changed (for tests and the turn's text)
 
+    def __init__(self, captures: Optional[Callable[[], Optional[tuple]]] = None):
+        # The environment's (artifacts, diagnosis) the critic checks answers against (`Environment.captures`, bound
+        # by the orchestrator); None, or nothing loaded: the draft is submitted as it is.
+        self.captures = captures
+
     def respond(self, system: str, messages: list[dict], tools: list[ToolSpec],
                 force_tool: Optional[str] = None) -> ModelTurn:
         st = _State(messages)
@@ -121,9 +125,23 @@ class ExpertModel:
 
     def _submit(self, st: _State) -> ToolCall:
         d = self.diagnosis(st)
-        answer, self.last_self_critique = self_critique(d.as_answer(), _cited_paths(st),
+        answer, self.last_self_critique = self_critique(d.as_answer(), self._critic(),
                                                         [r for x in st.rejections for r in _reasons(x)])
         return ToolCall(id="", name="submit_answer", input=answer.model_dump(mode="json"))
+
+    def _critic(self) -> Optional[Callable]:
+        """The deterministic critic over the captures the environment holds, or None when it holds none."""
+        from ...critic import critique
+        from ...errors import KernelProfilerError
+
+        try:
+            loaded = self.captures() if self.captures is not None else None
+        except (KernelProfilerError, OSError):
+            loaded = None
+        if loaded is None:
+            return None
+        arts, diag = loaded
+        return lambda answer: critique(answer, arts, diagnosis=diag)
 
     @staticmethod
     def _say(call: ToolCall) -> str:
@@ -175,58 +193,23 @@ def _reasons(content: Any) -> list[str]:
     return [str(r) for r in (content.get("reasons") or [])] if isinstance(content, dict) else []
 
 
-def _cited_paths(st: _State) -> list[str]:
-    """The captures the critic will check the answer against: the user's artifacts and every capture the tool
-    results name (the timeline's source, the Nsight Compute reports and the SASS dump written beside them)."""
-    paths = [str(p) for p in (st.context.get("artifacts") or [])]
-    tl, kp, sa = st.results.get("timeline"), st.results.get("kernel_profile"), st.results.get("sass")
-    if isinstance(tl, dict) and tl.get("source"):
-        paths.append(str(tl["source"]))
-    for rep in (kp.get("reports") or []) if isinstance(kp, dict) else []:
-        paths.append(str(rep))
-        dump = str(rep).removesuffix(".ncu-rep") + ".sass.txt"
-        if os.path.exists(dump):
-            paths.append(dump)
-    if isinstance(sa, dict) and sa.get("source"):
-        paths.append(str(sa["source"]))
-    return list(dict.fromkeys(p for p in paths if os.path.exists(p)))
-
-
-@functools.lru_cache(maxsize=4)
-def _loaded(key: tuple) -> tuple:
-    from ...analysis.engine import diagnose
-    from ...artifacts import load_paths
-
-    arts = load_paths([p for p, _ in key])
-    return arts, diagnose(arts)
-
-
-def _check(answer, paths: list[str]):
-    """The deterministic critic's verdict on `answer` against `paths` (loaded and diagnosed once per set of files)."""
-    from ...critic import critique
-
-    key = tuple((p, os.stat(p).st_mtime_ns) for p in paths)
-    arts, diag = _loaded(key)
-    return critique(answer, arts, diagnosis=diag)
-
-
 def _names_line(reason: str, e) -> bool:
     """Does a critic reason object to this evidence line? It quotes the line's text or names its metric."""
     text = " ".join((e.meaning or "").split())
     return bool((e.metric and e.metric in reason) or (len(text) >= 12 and text[:40] in " ".join(reason.split())))
 
 
-def self_critique(answer, paths: list[str], earlier: list[str] = ()) -> tuple[Any, list[str]]:
-    """(the answer to submit, what was changed). The draft is checked by the deterministic critic against the
+def self_critique(answer, check: Optional[Callable], earlier: list[str] = ()) -> tuple[Any, list[str]]:
+    """(the answer to submit, what was changed). `check(answer)` is the deterministic critic's Verdict against the
     captures; evidence lines it objects to (or an earlier rejection named) are dropped, as long as one remains;
     an answer that still fails becomes an inconclusive one that says why. No capture to check against (a replay,
     files gone): the draft as it is."""
     from ...errors import KernelProfilerError
 
-    if not paths:
+    if check is None:
         return answer, []
     try:
-        verdict = _check(answer, paths)
+        verdict = check(answer)
     except (KernelProfilerError, OSError):
         return answer, []
     reasons = list(verdict.reasons) + [r for r in earlier if r not in verdict.reasons]
@@ -236,7 +219,7 @@ def self_critique(answer, paths: list[str], earlier: list[str] = ()) -> tuple[An
     keep = [e for i, e in enumerate(answer.evidence) if i not in bad]
     if bad and keep:
         repaired = answer.model_copy(update={"evidence": keep})
-        if _check(repaired, paths).verdict == "accept":
+        if check(repaired).verdict == "accept":
             dropped = "; ".join(f"'{answer.evidence[i].meaning[:80]}'" for i in bad)
             return repaired, [f"dropped {len(bad)} evidence line(s) the critic could not match to the captures "
                               f"({dropped})."]

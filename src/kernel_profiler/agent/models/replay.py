@@ -146,6 +146,9 @@ class RecordedEnvironment:
     def check(self, answer) -> dict:
         return {"stage": "deterministic", **self.verdict("deterministic")}
 
+    def captures(self):
+        return None  # nothing is read now: the recorded answers were checked when they were recorded
+
     def review_context(self):
         return None, None  # nothing is read now: the reviewer's turn is the recorded one
 
