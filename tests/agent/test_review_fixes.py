@@ -228,3 +228,20 @@ def test_report_transcript_uses_the_transcript_reader(tmp_path):
     not_obj.write_text("\n".join(lines[:3] + ["[1]"] + lines[3:]) + "\n", encoding="utf-8")
     with pytest.raises(KernelProfilerError, match=r":4: not a JSON object"):
         diagnosis_from_transcript(not_obj)
+
+
+def test_cuobjdump_sass_is_among_the_captures_the_critic_reads(tmp_path, monkeypatch):
+    """SASS the sass tool dumped with cuobjdump is a capture: the critic must read the dump the counts came from
+    (the real cuobjdump listing of cu_transpose_conflict stands in for cuobjdump's output)."""
+    from kernel_profiler.agent.sandbox import RunResult
+
+    listing = lzma.open(CAPTURES / "cu_transpose_conflict" / "sass.txt.xz", "rt").read()
+    sb = Sandbox(root=tmp_path, scratch=tmp_path / "scratch")
+    monkeypatch.setattr(sb, "executable", lambda name: "/stand-in/" + name)
+    monkeypatch.setattr(sb, "run", lambda argv, label="run", **kw: RunResult(argv, 0, listing, "", 0.1))
+    ctx = ToolContext(sandbox=sb, method_order=False)
+    fns = environment.cuobjdump(ctx, tmp_path / "transpose")
+    assert any("transpose" in f.name for f in fns)
+    assert len(ctx.produced) == 1 and ctx.produced[0].endswith("transpose.sass.txt")
+    arts = ctx.collected_artifacts()
+    assert arts is not None and arts.sass, "the critic's captures hold no SASS"

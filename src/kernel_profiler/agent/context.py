@@ -26,7 +26,7 @@ class ToolContext:
     artifacts: list[str] = field(default_factory=list)  # paths the user gave (trusted, may lie outside the tree)
     insist: bool = False  # the user asked for kernel profiling even if the timeline says host/transfer-bound
     method_order: bool = True  # call_tool enforces the method's order (False only to test one tool on its own)
-    produced: list[str] = field(default_factory=list)  # captures the tools wrote (nsys sqlite, ncu-rep)
+    produced: list[str] = field(default_factory=list)  # captures the tools wrote (nsys sqlite, ncu-rep, SASS)
     timeline_result: Optional[TimelineResult] = None
     timeline_output: Optional["TimelineOutput"] = None
     timeline: Optional[Timeline] = None  # the timeline triaged (its launches plan ncu's launch skip/count)

@@ -107,13 +107,15 @@ def sass_dump(ctx: ToolContext, rep: Path, fns: list[SassFunction]) -> list[Sass
 
 
 def cuobjdump(ctx: ToolContext, binary: Path) -> list[SassFunction]:
-    """The SASS of a binary or cubin (cuobjdump --dump-sass), kept as a SASS dump in scratch."""
+    """The SASS of a binary or cubin (cuobjdump --dump-sass), kept as a SASS dump in scratch among the captures the
+    critic reads."""
     sb = ctx.sandbox
     exe = sb.executable("cuobjdump")
     res = sb.run([exe, "--dump-sass", str(binary)], label="cuobjdump")
     d = sb.new_dir("sass")
     txt = d / (binary.name + ".sass.txt")
     txt.write_text(res.stdout)
+    ctx.produced.append(str(txt))  # the critic checks SASS counts against the dump they were read from
     return list(sass_reader.load_sass(txt))
 
 
