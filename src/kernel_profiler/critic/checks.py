@@ -23,7 +23,7 @@ from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
 from ..signatures import Measured
 from .answer import Answer, NumberAudit
 from .facts import REL_TOL, Fact, Facts
-from .form import addressed_to_reviewer, causal_chain
+from .form import addressed_to_reviewer, causal_chain, metric_values
 from .concepts import unit_concepts
 from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_bound, match_derived,
                     match_fact, match_stride,
@@ -120,9 +120,11 @@ def _named_evidence(c: Context) -> list[str]:
         if len(METRIC_TOKEN.findall(e.meaning.replace("`", " "))) > 1:
             continue  # a line naming several metrics (a ratio, two operands): its numbers are checked as prose
         q = evidence_quantity(e.value, e.unit)
+        written = metric_values(e.meaning)
+        qs = written if written and close(written[0].value, q.value, written[0].tol) else [q]
         ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
-        if not any(close(f.value, v, t) for f in vals for _, v, t in candidates(q)):
+        if not any(close(f.value, v, t) for f in vals for x in qs for _, v, t in candidates(x)):
             near = min(vals, key=lambda f: abs(f.value - q.value))
             out.append(f"Evidence {e.metric} = {e.value:.6g}{' ' + e.unit if e.unit else ''} does not match the capture, "
                        f"which holds {near.value:.6g} ({near.artifact}): quote the number the artifact reports.")

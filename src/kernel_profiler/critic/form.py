@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from ..answer import Answer, Diagnosis, Evidence, Fix
 from .answer import AnswerFormatError
-from .numbers import ARTIFACT_TOKEN, BARE, METRIC_TOKEN, QTY, scrub, sentences, to_quantity
+from .numbers import ARTIFACT_TOKEN, BARE, METRIC_TOKEN, QTY, Quantity, scrub, sentences, to_quantity
 
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
 _HIDDEN = re.compile(r"<(\w+)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|hidden)[^>]*>.*?</\1\s*>",
@@ -81,7 +81,7 @@ def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
 _PART = r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendation)"
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
-    r"[ \t]*(?:\([^)\n]*\))?[ \t]*(?::[ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:|(?:\*\*|__)|:)?[ \t]*(?=\S|$)", re.I | re.M)
+    r"[ \t]*(?:\*\*|__)?[ \t]*(?:\([^)\n]*\))?[ \t]*[.:]?[ \t]*(?:\*\*|__)?[ \t]*[.:]?[ \t]*(?=\S|$)", re.I | re.M)
 
 
 def _key(word: str) -> str:
@@ -138,21 +138,26 @@ def _line_is_heading(text: str, m: re.Match) -> bool:
     """A heading is a whole line (`## Fix`) or a label followed by a colon or emphasis (`**Fix:** ...`)."""
     line_end = text.find("\n", m.start())
     line = text[m.start(): len(text) if line_end < 0 else line_end]
-    head = m.group(0)
-    if head.strip().startswith("#") or re.search(r"(:|\*\*|__)\s*$", head.strip()):
+    head = m.group(0).strip()
+    if head.startswith("#") or head.endswith(":") or re.search(r"(\*\*|__)[.:]?$", head) and re.match(r"(\d+[.)]\s*)?(\*\*|__)", head):
         return True
-    return line.strip().lower().strip("*_ ").rstrip(":") == m.group(1).lower()
+    if head.endswith(".") and re.match(r"\d+[.)]\s*(\*\*|__)?\s*\w", head):  # "3. Mechanism." (a numbered part)
+        return True
+    return line.strip().lower().strip("*_ ").rstrip(":.") == m.group(1).lower()
 
 
 def _parse_markdown(text: str) -> Answer:
     heads = [m for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
-    if not heads:
-        raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
-                                "(as ## headings, **bold:** labels or plain 'Label:' lines) and is not JSON")
     sections: dict[str, str] = {}
     for i, h in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
         sections.setdefault(_key(h.group(1)), text[h.end():end].strip())
+    sections.update(_unlabelled(text[:heads[0].start()] if heads else text, _key(heads[0].group(1)) if heads else None,
+                                sections))
+    if not sections:
+        raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
+                                "(as ## headings, **bold:** labels or plain 'Label:' lines), is not JSON, and has "
+                                f"fewer than {len(ORDER)} paragraphs to read in that order")
     fix = sections.get("fix", "")
     metric, direction = fix_metric_direction(fix)
     kern = re.search(r"`([A-Za-z_][\w:<>]*)", sections.get("bottleneck", ""))
@@ -161,25 +166,83 @@ def _parse_markdown(text: str) -> Answer:
                   fix=Fix(change=fix, metric=metric, direction=direction) if fix.strip() else None)
 
 
+ORDER = ("bottleneck", "evidence", "mechanism", "fix")
+_LABEL = re.compile(r"^(?:\d+[.)][ \t]*)?(?:(\*\*|__)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Prose paragraphs (blank-line separated; headings and tables left out), without a leading number or bold label."""
+    out = []
+    for p in re.split(r"\n[ \t]*\n", text or ""):
+        p = p.strip()
+        if p and not p.startswith(("#", "|")):
+            p = _LABEL.sub("", p, count=1).strip()
+            if p:
+                out.append(p)
+    return out
+
+
+def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[str, str]:
+    """The parts written without a heading, read in the answer's order (Bottleneck, Evidence, Mechanism, Fix):
+    before the first heading, the missing parts that precede it (the first paragraph is the bottleneck, the last
+    missing part takes the rest); with no heading at all, at least four paragraphs: bottleneck, evidence, the
+    mechanism (all middle paragraphs) and the fix (the last)."""
+    paras = _paragraphs(text)
+    if first is None:
+        if len(paras) < len(ORDER):
+            return {}
+        return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:-1]), "fix": paras[-1]}
+    missing = [p for p in ORDER[:ORDER.index(first)] if p not in found]
+    out: dict[str, str] = {}
+    for i, part in enumerate(missing):
+        if i < len(paras):
+            out[part] = "\n\n".join(paras[i:]) if i == len(missing) - 1 else paras[i]
+    return out
+
+
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$")
+
+
+def _numbers(scrubbed: str) -> list[re.Match]:
+    """Numbers of a line in order: with their unit where one is written, else bare."""
+    with_unit = [m for m in QTY.finditer(scrubbed)]
+    taken = [(m.start(), m.end()) for m in with_unit]
+    bare = [m for m in BARE.finditer(scrubbed) if not any(a <= m.start() < b for a, b in taken)]
+    return sorted(with_unit + bare, key=lambda m: m.start())
+
+
+def metric_values(line: str) -> list[Quantity]:
+    """The numbers of an evidence line that may be its metric's value: the first one, and the one written at the
+    metric's name: right after it (`metric` = 4) or right before it with only words between (4 useful bytes
+    (`metric`))."""
+    metric_m = METRIC_TOKEN.search(line.replace("`", " "))
+    scrubbed = scrub(line)
+    nums = _numbers(scrubbed)
+    if not nums:
+        return []
+    picked = [nums[0]]
+    if metric_m:
+        a, b = metric_m.span()
+        after = [m for m in nums if m.start() >= b and re.fullmatch(r"[\s)\]*:=~]*", scrubbed[b:m.start()])]
+        before = [m for m in nums if m.end() <= a and re.fullmatch(r"[A-Za-z/ -]{0,30}?[\s(\[]*", scrubbed[m.end():a])]
+        picked += after[:1] or before[-1:]
+    return [to_quantity(m["num"], m["exp"], m["mult"], m.groupdict().get("unit")) for m in picked]
 
 
 def _parse_evidence(section: str) -> list[Evidence]:
     lines = [m.group(1) for m in (_BULLET.match(line) for line in section.splitlines()) if m]
-    if not lines and section.strip():
-        lines = [line for line in section.splitlines() if line.strip() and not line.strip().startswith("|--")]
+    if not lines and section.strip():  # a table's rows, or a paragraph's sentences
+        rows = [line for line in section.splitlines() if line.strip().startswith("|") and not line.strip().startswith("|--")]
+        lines = rows or sentences(section)
     out = []
     for line in lines:
         metric_m = METRIC_TOKEN.search(line.replace("`", " "))
         art_m = ARTIFACT_TOKEN.search(line)
-        scrubbed = scrub(line)
-        q, b = QTY.search(scrubbed), BARE.search(scrubbed)
-        if q and (not b or q.start() <= b.start()):
-            value_q, unit = to_quantity(q["num"], q["exp"], q["mult"], None), q["unit"]
-        elif b:
-            value_q, unit = to_quantity(b["num"], b["exp"], b["mult"], None), None
-        else:
+        nums = _numbers(scrub(line))
+        if not nums:
             continue
+        m = nums[0]  # the line's value: its first number (`metric_values` adds the one written at the metric's name)
+        value_q, unit = to_quantity(m["num"], m["exp"], m["mult"], None), m.groupdict().get("unit")
         kern = re.search(r"`([A-Za-z_]\w*)(?:\(|`)", line)
         out.append(Evidence(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=value_q.value,
                                 unit=unit, artifact=art_m.group(0) if art_m else None,
