@@ -223,7 +223,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"(gain|fix)|leave (it|this kernel) alone|"
        r"within (about |~)?\d+(\.\d+)?\s?% of (its|the) ([\w-]+ )?(roofline|floor|peak|ceiling)",
        "Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work itself (fuse "
-       "neighbouring passes, use a lower-precision path where accuracy allows)."),
+       "neighbouring passes, use a lower-precision path where accuracy allows).",
+       (r"dram__bytes|DRAM (bytes|traffic)|bytes|traffic|passes|kernel_count|launches|flops?|FLOPs", "decrease")),
     # ------------------------------------------------------------------ several ranks
     _e("rank_imbalance", "comms", "straggler rank", "program", _R, "sig_unknown", r"straggler|imbalance|slow rank",
        {"": "Rebalance the work across ranks (even shards/sequence lengths/batch per rank, balanced pipeline "

@@ -101,7 +101,8 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"DRAM (throughput|busy|utili)|\bbandwidth\b.{0,20}%|% of (the )?(DRAM|HBM|memory) (bandwidth|peak)",
      "sol sol_dram"),
     (r"\b(every|each|all|no) (unit|pipe|memory unit)s?\b", "sol"),
-    (r"\bapart\b|\bpitch\b|\bstrided?\b", "stride"),  # "every unit is under 2% busy": SOL of each unit
+    (r"\bapart\b|\bpitch\b|\bstrided?\b", "stride"),
+    (r"\blanes?\b|(?:consecutive|adjacent|neighbou?ring|successive) threads|threads of (a|the|each) warp", "lanes"),  # "every unit is under 2% busy": SOL of each unit
     (r"\bL1\b|L1TEX|shared[- ]memory pipe|\bLSU\b", "l1"), (r"\bL2\b", "l2"),
     (r"occupancy|warps? (are )?(active|resident|in flight)|warp slots|warps per SM|active warps", "occupancy"),
     (r"blocks? per SM|\bcaps?\b|\blimit(s|ed|er|ing)?\b|allow", "occupancy_limit"),

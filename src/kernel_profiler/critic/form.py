@@ -223,7 +223,7 @@ def metric_values(line: str) -> list[Quantity]:
     picked = [nums[0]]
     if metric_m:
         a, b = metric_m.span()
-        after = [m for m in nums if m.start() >= b and re.fullmatch(r"[\s)\]*:=~]*", scrubbed[b:m.start()])]
+        after = [m for m in nums if m.start() >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:m.start()])]
         before = [m for m in nums if m.end() <= a and re.fullmatch(r"[A-Za-z/ -]{0,30}?[\s(\[]*", scrubbed[m.end():a])]
         picked += after[:1] or before[-1:]
     return [to_quantity(m["num"], m["exp"], m["mult"], m.groupdict().get("unit")) for m in picked]
@@ -258,11 +258,37 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "halve": "decrease", "vanish": "decrease"}
 _DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
 _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
-                           r"copy time|copy bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
+                           r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe \w+|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
                            r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
+
+
+def _clause_direction(clause: str) -> Optional[str]:
+    ft = _FROM_TO.search(clause)
+    if ft and float(ft.group(1)) != float(ft.group(2)):
+        return "increase" if float(ft.group(2)) > float(ft.group(1)) else "decrease"
+    d = _DIR_RE.search(clause)
+    return _DIR_WORDS[d.group(1).lower()] if d else None
+
+
+_FROM_TO = re.compile(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", re.I)
+
+
+def _stated_move(plain: str) -> Optional[tuple[str, str]]:
+    """The first metric the fix names with a direction in its own clause (from its name to the next metric named
+    or the end of the sentence): a metric named only in passing ("padding avoids bank conflicts") is not the one the
+    fix predicts ("expect sectors per request to go down from 32 to 4")."""
+    found = [(m, m.group(0).replace(" ", "")) for m in METRIC_TOKEN.finditer(plain)] + \
+            [(m, m.group(1)) for m in _NAMED_METRIC.finditer(plain)]
+    starts = sorted(m.start() for m, _ in found)
+    for m, name in found:
+        nxt = [x for x in starts if x > m.start()] + [x.start() + m.end() for x in [re.search(r"[.;](\s|$)", plain[m.end():])] if x]
+        d = _clause_direction(plain[m.end():min(nxt)] if nxt else plain[m.end():])
+        if d:
+            return name, d
+    return None
 
 
 def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
@@ -270,6 +296,9 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     if not fix.strip():
         return None, None
     plain = fix.replace("`", " ")
+    stated = _stated_move(plain)
+    if stated:
+        return stated
     m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain)
     metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1) if m else None)
     direction = None
