@@ -96,6 +96,16 @@ def _allocator_calls(v: TimelineView) -> Optional[float]:
     return float((api["category"] == "malloc").sum()) if len(api) else None
 
 
+def _kernel_gap_median(v: TimelineView) -> Optional[float]:
+    """Median GPU-idle gap between one kernel's end (the latest end so far) and the next kernel's start, in the window."""
+    k, (lo, hi) = v.timeline.kernels, v.window
+    w = k[(k["start_ns"] >= lo) & (k["end_ns"] <= hi)].sort_values("start_ns") if len(k) else k
+    if len(w) < 2:
+        return None
+    gaps = w["start_ns"].to_numpy()[1:] - np.maximum.accumulate(w["end_ns"].to_numpy())[:-1]
+    return float(np.median(np.clip(gaps, 0, None)))
+
+
 def _steady_median(v: TimelineView) -> Optional[float]:
     return v.summary.step_ns_median
 
@@ -126,6 +136,8 @@ TIMELINE: list[Metric] = [
            "blocking copies) in the capture", _sync_calls),
     Metric("timeline.allocator_calls", "count", "cudaMalloc/cudaFree-type calls in the capture", _allocator_calls),
     Metric("timeline.kernel_median_ns", "ns", "median kernel duration over the capture", _kernel_median),
+    Metric("timeline.kernel_gap_median_ns", "ns", "median idle gap between consecutive kernels in the steady window",
+           _kernel_gap_median),
     Metric("timeline.idle_{cause}_ns", "ns", "idle GPU time in the steady window attributed to a host cause "
            "(launch_overhead, host_sync, host_work, allocator, module_loading)"),
     Metric("timeline.onetime_ns", "ns", "one-time work apart from the steady window (after start-up)",

@@ -24,7 +24,9 @@ from ..analysis.kernels import dedupe
 from ..kernel_name import KernelName
 from ..analysis.roofline import ceilings as roofline_ceilings
 from ..analysis.roofline import roofline as compute_roofline
+from ..metrics import TimelineView
 from .concepts import metric_concepts
+from .registry_facts import registry_facts
 from .numbers import family_and_factor
 
 REL_TOL = 0.02
@@ -170,6 +172,7 @@ def _kernel_facts(f: Facts, k: KernelProfile, key: str) -> None:
         f.add("derived.grid_per_sm", grid / sms, "ratio", src, key, "grid / SM count")
         f.add("derived.sm_per_grid", sms / grid, "ratio", src, key, "SM count / grid")
         f.add("derived.idle_sms", max(sms - grid, 0), "count", src, key, "SM count - grid")
+        f.add("derived.busy_sms", min(sms, grid), "count", src, key, "SMs given a block: min(grid, SM count)")
     for path, v in _safe_ceilings(k).items():
         f.add(f"ceiling.{path}", v, "byte_rate" if path == "dram" else "flop_rate", src, key,
               "ncu peak-sustained x measured clock")
@@ -320,6 +323,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             if f.sm_count:
                 f.add("derived.grid_per_sm", blocks / f.sm_count, "ratio", src, key, "grid / SM count")
                 f.add("derived.idle_sms", max(f.sm_count - blocks, 0), "count", src, key, "SM count - grid")
+                f.add("derived.busy_sms", min(f.sm_count, blocks), "count", src, key, "min(grid, SM count)")
         except (TypeError, ValueError):
             pass
         for col, metric in (("registers", "timeline.registers"), ("static_smem", "timeline.static_shared_bytes"),
@@ -363,6 +367,8 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
     except Exception:  # a timeline the triage cannot window: no step facts
         tres = None
     step_ns = (tres.step_ns if tres is not None else None) or []
+    if tres is not None and tres.window and s is not None:
+        registry_facts(f, TimelineView(s, tl, tres.window, list(step_ns)))
     if tres is not None and tres.window and len(cp):
         lo, hi = tres.window
         cpw = cp[(cp["start_ns"] < hi) & (cp["end_ns"] > lo)]

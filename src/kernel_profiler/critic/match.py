@@ -159,7 +159,22 @@ def kernel_mentions(text: str, facts: Facts) -> set[str]:
             out.add(key)
         elif any(key.startswith(h.split("<")[0]) and t in key for h, t in elided):
             out.add(key)
+    for word in _CODE_WORD.findall(low):  # `tanh`: a word of exactly one kernel's full name (its functor, its op)
+        hits = [key for key in facts.kernels if re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", key)]
+        if len(hits) == 1:
+            out.add(hits[0])
     return out
+
+
+_CODE_WORD = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
+# a sentence about several kernels at once ("each kernel", "every one of them", "the kernels are individually ..."):
+# its numbers may be any profiled kernel's values of the metric it describes
+_EACH = re.compile(r"\b(?:each|every|all|individually|both|per kernel)\b", re.I)
+_PLURAL = re.compile(r"kernels|(?:each|every|per) kernel|of them|ones", re.I)
+
+
+def several_kernels(sentence: str) -> bool:
+    return bool(_EACH.search(sentence or "") and _PLURAL.search(sentence or ""))
 
 
 @dataclass
@@ -167,6 +182,8 @@ class Scope:
     primary: set[str]  # the kernels the answer is about
 
     def allowed(self, sentence: str, facts: Facts) -> set[str]:
+        if several_kernels(sentence):
+            return set(facts.kernels)
         return kernel_mentions(sentence, facts) | self.primary
 
 
@@ -292,6 +309,8 @@ def derivations(concepts: frozenset[str], ops: list[Operand]) -> Iterable[tuple[
                 yield a.family, a.value / b.value, "per-launch/per-step division", [a.name, b.name]
             if a.family == b.family and not a.constant and not b.constant and a.value > b.value:
                 yield a.family, a.value - b.value, "difference of two cited values", [a.name, b.name]
+            if a.family == b.family in ("time", "bytes") and not a.ceiling and not b.ceiling:
+                yield a.family, a.value + b.value, "sum of two cited values", [a.name, b.name]
             if b.family in _RATE_OF and a.family == _RATE_OF[b.family] and not a.constant and \
                     (b.family == "byte_rate" or "flops" in a.concepts):
                 yield "time", a.value / b.value * 1e9, "time at a cited rate or ceiling (amount / rate)", [a.name, b.name]

@@ -18,11 +18,11 @@ TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3,
               "second": 1e9, "seconds": 1e9}
 _BYTE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
                 "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
-COUNT_NOUNS = (r"sectors?|wavefronts?|requests?|registers?|blocks?|threads?|warps?|launches|launch|kernels?|steps?|"
+COUNT_NOUNS = (r"ops|operations|sectors?|wavefronts?|requests?|registers?|blocks?|threads?|warps?|launches|launch|kernels?|steps?|"
                r"SMs?|instructions?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
                r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?")
 _UNIT = (r"(?P<unit>"
-         r"(?:[kKMGT]i?)?(?:B|bytes?)/s(?:ec)?|[kKMGTP]?FLOP/s|[kKMGTP]?FLOPS|TFLOPs|"
+         r"(?:[kKMGT]i?)?(?:B|bytes?)/s(?:ec)?|[kKMGTP]?FLOP/s|[kKMGTP]?FLOPS|TFLOPs|[kMGTP]FLOP|"
          r"(?:[kKMGT]i?)?(?:B|bytes?|byte)(?:/(?:sector|request|inst|thread|block|flop))?|"
          r"[kMG]?Hz|%|percent|x|×|"
          r"nanoseconds|microseconds|milliseconds|seconds?|nsec|usec|msec|sec|ns|us|µs|μs|ms|s|"
@@ -76,8 +76,9 @@ def family_and_factor(unit: Optional[str]) -> tuple[str, float]:
     m = re.fullmatch(r"([kMG])?Hz|hz", u)
     if m:
         return "hz", {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}[(m.group(1) if m.lastindex else "") or ""]
-    if re.fullmatch(r"G?FLOPs?|flops?", u):
-        return "count", 1e9 if u.startswith("G") else 1.0
+    m = re.fullmatch(r"([kKMGTP])?FLOPs?|flops?", u)
+    if m:
+        return "count", {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}[(m.group(1) if m.lastindex else "") or ""]
     return "count", 1.0
 
 
@@ -109,15 +110,35 @@ def scrub(text: str) -> str:
     return _IDENT.sub(_blank, text)
 
 
+# "124-183 us", "85-90%", "from 4.07 to 4.32 TB/s": the first number of a range carries the unit written after the second
+_RANGE_HEAD = re.compile(_NUM + r"\s?(?:-|–|to)\s?$")
+# "~200 us", "about 220 us": an approximate number is read to APPROX_TOL of its value (or its written precision)
+_APPROX = re.compile(r"(?:~|≈|\babout|\baround|\broughly|\bapproximately|\bapprox\.?|\bnearly|\balmost|\bsome)\s*$", re.I)
+APPROX_TOL = 0.05
+
+
+def _approx(q: Quantity, t: str) -> Quantity:
+    if not _APPROX.search(t[max(0, q.start - 16):q.start]):
+        return q
+    return Quantity(q.written, q.value, q.family, max(q.tol, APPROX_TOL * abs(q.value)), q.alt, q.unit, q.start, q.end)
+
+
 def quantities(text: str) -> list[Quantity]:
-    """Every number that carries a unit in `text`, with its position."""
+    """Every number that carries a unit in `text`, with its position: the first number of a range takes the unit
+    written after the second; an approximate number ("~200 us") gets a wider tolerance."""
     t = scrub(text)
     out = [to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()) for m in QTY.finditer(t)]
     taken = {q.start for q in out}
     for m in QTY_QUALIFIED.finditer(t):
         if m.start() not in taken and not any(q.start <= m.start() < q.end for q in out):
             out.append(to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()))
-    return sorted(out, key=lambda q: q.start)
+    for q in list(out):
+        head = _RANGE_HEAD.search(t[max(0, q.start - 24):q.start])
+        if head and q.unit:
+            start = q.start - (len(t[max(0, q.start - 24):q.start]) - head.start())
+            if not any(x.start <= start < x.end for x in out):
+                out.append(to_quantity(head["num"], head["exp"], head["mult"], q.unit, start, start + len(head["num"])))
+    return sorted((_approx(q, t) for q in out), key=lambda q: q.start)
 
 
 def evidence_quantity(value: float, unit: Optional[str]) -> Quantity:
