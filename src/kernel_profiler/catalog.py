@@ -206,10 +206,11 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",
        (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
     _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
-       "sig_unknown", r"fusion|\bfuse|extra pass|round trips? through DRAM|intermediate",
+       "sig_unknown", r"fusion|\bfuse|\bunfused|extra pass|round trips? through DRAM|intermediate|"
+       r"redundant (DRAM )?(traffic|bytes|passes)|separate (\w+ )?(kernels|ops|passes)|(full|extra) (DRAM )?pass(es)? over",
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",
-       (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel_count|launches", "decrease")),
+       (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel[_ ]count|launches|kernels", "decrease")),
     _e("instruction_bound", "compute", "instruction issue", "kernel", _CMP + "detect_instruction_bound",
        "sig_instruction",
        r"instruction[- ](issue|bound)|issue[- ]bound",

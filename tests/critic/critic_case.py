@@ -1,5 +1,8 @@
-"""Helpers of the critic's rule tests: a real capture case loaded and diagnosed once, an answer in four parts."""
+"""Helpers of the critic's rule tests: a real capture case loaded and diagnosed once (the `case` fixture, imported
+by each test module: a conftest.py here would shadow tests/conftest.py's helpers), an answer in four parts."""
 from __future__ import annotations
+
+import pytest
 
 from kernel_profiler.analysis.engine import diagnose
 from kernel_profiler.artifacts import load_paths
@@ -24,3 +27,14 @@ class Case:
 def answer(bottleneck: str, evidence: list[str], mechanism: str, fix: str) -> str:
     ev = "\n".join(f"- {e}" for e in evidence)
     return f"## Bottleneck\n{bottleneck}\n\n## Evidence\n{ev}\n\n## Mechanism\n{mechanism}\n\n## Fix\n{fix}\n"
+
+
+@pytest.fixture(scope="module")
+def case(captures):
+    cache: dict[str, Case] = {}
+
+    def get(name: str) -> Case:
+        if name not in cache:
+            cache[name] = Case(captures.case_dir(name))
+        return cache[name]
+    return get

@@ -4,7 +4,7 @@ Each rule has a twin that must still be rejected: the same answer whose fix move
 """
 from __future__ import annotations
 
-from critic_case import answer
+from critic_case import answer, case  # noqa: F401 (the fixture)
 
 DUR = "gpu__time_duration.sum"
 ST = ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")

@@ -3,7 +3,7 @@ each on a real H200 capture, each with a twin (a fabricated or mis-attributed nu
 rejected. Values are read from the captures at test time."""
 from __future__ import annotations
 
-from critic_case import answer
+from critic_case import answer, case  # noqa: F401 (the fixture)
 
 DUR = "gpu__time_duration.sum"
 ST = ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
@@ -41,3 +41,196 @@ def test_a_store_stride_is_checked_against_the_sectors_per_store_request(case):
     assert loads.verdict == "reject" and any("32 KB" in r for r in loads.reasons), loads.reasons
     near = c.critique(transpose(c, "Consecutive threads of a warp write addresses 8 bytes apart."))
     assert near.verdict == "reject", near.reasons
+
+
+# ----------------------------------------------------------------------------- numbers only: one sentence, one check
+def numbers_check(c, bottleneck, evidence, mechanism):
+    """The verdict of an answer whose numbers are the point: `checks['numbers']` says whether every one matched."""
+    return c.critique(answer(bottleneck, evidence, mechanism + " Because of this it runs far from its roofline.",
+                             "Change the code. `gpu__time_duration.sum` should go down."))
+
+
+def rep_kernels(c):
+    return [k for k in c.arts.kernel_profiles if k.source.endswith(".ncu-rep")]
+
+
+def test_the_device_limit_of_warps_per_sm_is_a_fact(case):
+    """'8 of 64 warps': ncu's device__attribute_max_warps_per_multiprocessor of the profiled kernel."""
+    c = case("cu_smem_occupancy")
+    m = c.metrics("stream_scale")
+    per_sm = m["device__attribute_max_warps_per_multiprocessor"]
+    line = "theoretical occupancy {:.1f}% (`sm__maximum_warps_per_active_cycle_pct`): {:.0f} of {:.0f} warps per SM"
+    pct, warps = m["sm__maximum_warps_per_active_cycle_pct"], m["sm__maximum_warps_avg_per_active_cycle"]
+    ok = numbers_check(c, "`stream_scale` is limited by occupancy.", [line.format(pct, warps, per_sm)], "Few warps.")
+    assert ok.checks["numbers"], ok.reasons
+    assert any(n.fact and "max_warps_per_multiprocessor" in n.fact for n in ok.numbers), ok.numbers
+    bad = numbers_check(c, "`stream_scale` is limited by occupancy.", [line.format(pct, warps, per_sm * 0.75)], "Few warps.")
+    assert not bad.checks["numbers"], bad.reasons
+
+
+def test_busy_and_idle_sms_of_a_small_grid(case):
+    """A grid of 24 blocks on 132 SMs keeps 24 SMs busy and leaves 108 idle: min(grid, SMs) and SMs - grid."""
+    c = case("ho_small_grid_compute")
+    m = c.metrics("iterate")
+    grid, sms = m["launch__grid_size"], m["launch__sm_count"]
+    text = "{:.0f} blocks put work on {:.0f} SMs only; the other {:.0f} SMs sit idle."
+    ok = numbers_check(c, "`iterate` has too few blocks.", [f"`launch__grid_size` = {grid:.0f} (ncu.ncu-rep)"],
+                       text.format(grid, grid, sms - grid))
+    assert ok.checks["numbers"], ok.reasons
+    bad = numbers_check(c, "`iterate` has too few blocks.", [f"`launch__grid_size` = {grid:.0f} (ncu.ncu-rep)"],
+                        text.format(grid, grid + 8, sms - grid - 8))
+    assert not bad.checks["numbers"] and sum("SMs" in r for r in bad.reasons) == 2, bad.reasons
+
+
+def test_a_range_over_every_kernel_and_its_misattributed_twin(case):
+    """'each of the eight kernels takes 124-183 us': both ends are durations of profiled kernels, the first end in the
+    unit written after the second; the same range given to one named kernel is refused."""
+    c = case("py_unfused_gelu")
+    durs = sorted(k.metrics["gpu__time_duration.sum"] for k in rep_kernels(c))
+    lo, hi = durs[0] / 1e3, durs[-1] / 1e3
+    line = "each of the {} kernels takes {:.0f}-{:.0f} us (`gpu__time_duration.sum`, ncu.ncu-rep)"
+    ok = numbers_check(c, "The step is memory-bound on unfused elementwise kernels.", [line.format(len(durs), lo, hi)],
+                       "Every kernel streams the tensor.")
+    assert ok.checks["numbers"], ok.reasons
+    bad = numbers_check(c, "The step is memory-bound on unfused elementwise kernels.",
+                        [line.format(len(durs), lo, hi * 1.3)], "Every kernel streams the tensor.")
+    assert not bad.checks["numbers"], bad.reasons
+    tanh = next(k.metrics["gpu__time_duration.sum"] for k in rep_kernels(c) if "tanh" in k.name) / 1e3
+    assert abs(tanh - hi) / hi > 0.1
+    one = numbers_check(c, "The step is memory-bound on unfused elementwise kernels.",
+                        [f"the `tanh` kernel takes {hi:.0f} us (`gpu__time_duration.sum`, ncu.ncu-rep)"],
+                        "Every kernel streams the tensor.")
+    assert not one.checks["numbers"], one.reasons
+
+
+def test_a_sum_of_two_cited_values(case):
+    """'67 MB read + 49 MB written = 116 MB': the sum of two cited byte counts is a declared derivation."""
+    from kernel_profiler.critic import facts_for
+    from kernel_profiler.critic.match import match_derived
+    from kernel_profiler.critic.numbers import quantities
+
+    c = case("cu_smem_occupancy")
+    facts = facts_for(c.arts, c.dg)
+    key = next(k for k in facts.kernels if "stream_scale" in k)
+    cited = [f for name in ("dram__bytes_read.sum", "dram__bytes_write.sum") for f in facts.named(name, key)
+             if f.kernel == key][:2]
+    assert len(cited) == 2 and cited[0].metric != cited[1].metric
+    total = sum(f.value for f in cited) / 1e6
+    concepts = frozenset({"bytes", "dram_bytes"})
+    ok = match_derived(quantities(f"{total:.1f} MB")[0], concepts, cited)
+    assert ok and ok[0] == "sum of two cited values", ok
+    assert match_derived(quantities(f"{total * 1.2:.1f} MB")[0], concepts, cited) is None
+
+
+def alloc(c, mechanism, extra=""):
+    s = c.dg.timeline
+    n = s.top_kernels[0].count
+    return numbers_check(
+        c, f"Host-bound on allocator churn: `cudaMalloc` + `cudaFree` around each of its {n} kernel launches.",
+        [f"GPU idle {s.idle_ns / 1e6:.2f} ms of the {s.window_ns / 1e6:.2f} ms steady window (nsys.sqlite){extra}"],
+        mechanism)
+
+
+def test_an_approximate_number_and_the_gpu_with_nothing_queued(case):
+    """'about 220 us per launch' = idle time / launches, read to 5% because it says 'about'; the sentence
+    describes idle time ('nothing queued')."""
+    c = case("ot_cu_alloc_churn")
+    s = c.dg.timeline
+    per = s.idle_ns / s.top_kernels[0].count / 1e3
+    off = per * 0.96  # 4% below: within 'about', outside the 2% of a number written plainly
+    ok = alloc(c, f"The GPU has nothing queued for about {off:.0f} us per launch.")
+    assert ok.checks["numbers"], ok.reasons
+    assert any(n.derivation and "division" in n.derivation for n in ok.numbers), ok.numbers
+    plain = alloc(c, f"The GPU has nothing queued for {off:.0f} us per launch.")
+    assert not plain.checks["numbers"], plain.reasons
+    bad = alloc(c, f"The GPU has nothing queued for about {per * 1.15:.0f} us per launch.")
+    assert not bad.checks["numbers"], bad.reasons
+
+
+def test_the_median_gap_between_consecutive_kernels(case):
+    """timeline.kernel_gap_median_ns (metrics registry): read here from the nsys sqlite for the 50 launches."""
+    import sqlite3
+
+    import numpy as np
+
+    c = case("ot_cu_alloc_churn")
+    con = sqlite3.connect(c.folder / "nsys.sqlite")
+    rows = con.execute("select k.start, k.end from CUPTI_ACTIVITY_KIND_KERNEL k join StringIds s on s.id = k.shortName "
+                       "where s.value = 'scale' order by k.start").fetchall()
+    con.close()
+    gap = float(np.median([b[0] - a[1] for a, b in zip(rows, rows[1:])])) / 1e3
+    ok = alloc(c, "The GPU idles between launches.", f"; the median gap between two consecutive kernels is {gap:.0f} us")
+    assert ok.checks["numbers"], ok.reasons
+    assert any(n.fact and n.fact.startswith("timeline.kernel_gap_median_ns") for n in ok.numbers), ok.numbers
+    bad = alloc(c, "The GPU idles between launches.",
+                f"; the median gap between two consecutive kernels is {gap * 1.3:.0f} us")
+    assert not bad.checks["numbers"], bad.reasons
+
+
+def test_a_backticked_word_of_one_kernel_name_scopes_its_numbers(case):
+    """'`tanh` kernels (median 0.99 us)': `tanh` names the one timeline kernel whose full name holds that word; the
+    median of the other kernel (the GEMM) given to `tanh` is refused."""
+    c = case("ho_py_small_matmuls")
+    rows = {r.name: r for r in c.dg.timeline.top_kernels}
+    tanh = next(r for n, r in rows.items() if "tanh" in n)
+    gemm = next(r for n, r in rows.items() if "nvjet" in n)
+    line = "{} bf16 `tanh` kernels (median {:.2f} us, nsys.sqlite)"
+    ok = numbers_check(c, "Host-bound on launch overhead.", [line.format(tanh.count, tanh.median_ns / 1e3)], "Tiny ops.")
+    assert ok.checks["numbers"], ok.reasons
+    bad = numbers_check(c, "Host-bound on launch overhead.", [line.format(tanh.count, gemm.median_ns / 1e3)], "Tiny ops.")
+    assert not bad.checks["numbers"], bad.reasons
+
+
+def test_per_op_time_from_a_step_and_its_ops(case):
+    """'7.9 ms / 600 ops = 13 us': 'ops' counts launches; the step median over the kernels per step."""
+    c = case("ho_py_small_matmuls")
+    s = c.dg.timeline
+    per_step = s.kernel_count / s.steps
+    step = s.step_ns_median / 1e6
+    text = "Steps last about {:.1f} ms: {:.1f} ms / {:.0f} ops = {:.0f} us of host time per op."
+    ok = numbers_check(c, "Host-bound on launch overhead.", [f"GPU busy {s.busy_fraction:.0%} (nsys.sqlite)"],
+                       text.format(step, step, per_step, step * 1e3 / per_step))
+    assert ok.checks["numbers"], ok.reasons
+    bad = numbers_check(c, "Host-bound on launch overhead.", [f"GPU busy {s.busy_fraction:.0%} (nsys.sqlite)"],
+                        text.format(step, step, per_step, step * 1e3 / per_step * 1.5))
+    assert not bad.checks["numbers"], bad.reasons
+
+
+def test_the_result_of_an_expression_after_against_is_a_reference(case):
+    """'against 540,672 FLOP per cycle x 1.59 GHz = 861 TFLOP/s': the ceiling at the measured clock, quoted as the
+    reference of a comparison; a ceiling that is not the kernel's is refused."""
+    c = case("py_gemm_bf16")
+    m = c.metrics("nvjet")
+    per_cycle = m["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.peak_sustained"]
+    clock = m["sm__cycles_elapsed.avg.per_second"]
+    flops = m["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum"]
+    line = ("{:.3f} TFLOP of bf16 tensor work (`sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum`) in "
+            "{:.2f} ms, against {:,.0f} dense bf16 FLOP per cycle x {:.2f} GHz (`sm__cycles_elapsed.avg.per_second`) = "
+            "{:.0f} TFLOP/s")
+    args = (flops / 1e12, m["gpu__time_duration.sum"] / 1e6, per_cycle, clock / 1e9)
+    ok = numbers_check(c, "The bf16 GEMM is at its roofline.", [line.format(*args, per_cycle * clock / 1e12)], "Done.")
+    assert ok.checks["numbers"], ok.reasons
+    bad = numbers_check(c, "The bf16 GEMM is at its roofline.", [line.format(*args, per_cycle * clock / 1e12 * 1.08)],
+                        "Done.")
+    assert not bad.checks["numbers"], bad.reasons
+
+
+def test_equal_facts_are_all_cited_for_a_derivation(case):
+    """230 `cudaStreamSynchronize` calls (the same count as cudaMemcpyAsync's): the idle time after synchronizations
+    divided by them is ~200 us of host time per synchronization."""
+    c = case("py_item_sync")
+    s = c.dg.timeline
+    import sqlite3
+
+    con = sqlite3.connect(c.folder / "nsys.sqlite")
+    n = con.execute("select count(*) from CUPTI_ACTIVITY_KIND_RUNTIME r join StringIds s on s.id = r.nameId "
+                    "where s.value like 'cudaStreamSynchronize%'").fetchone()[0]
+    con.close()
+    sync = s.idle_by_cause["host_sync"]
+    ev = [f"{n} `cudaStreamSynchronize` calls in the capture (nsys.sqlite)",
+          f"{sync / 1e6:.2f} ms of GPU idle time follows a synchronization (nsys.sqlite)"]
+    text = "The `.item()` read-back blocks the host, and then ~{:.0f} us of host bookkeeping runs while the GPU idles."
+    ok = numbers_check(c, "Host-bound on synchronization.", ev, text.format(round(sync / n / 1e3, -1)))
+    assert ok.checks["numbers"], ok.reasons
+    bad = numbers_check(c, "Host-bound on synchronization.", ev, text.format(round(sync / n / 1e3 * 1.25, -1)))
+    assert not bad.checks["numbers"], bad.reasons

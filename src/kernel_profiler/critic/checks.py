@@ -26,7 +26,7 @@ from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain, metric_values
 from .concepts import unit_concepts
 from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_bound, match_derived,
-                    match_fact, match_stride,
+                    match_facts, match_stride,
                     number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
@@ -134,8 +134,9 @@ def _named_evidence(c: Context) -> list[str]:
 def check_numbers(c: Context) -> list[str]:
     named = _named_evidence(c)
     items = _items(c)
-    matched: list[Optional[Fact]] = [match_fact(q, cs, toks, ks, c.facts, use) for _, _, q, cs, toks, ks, use in items]
-    cited = [f for f in matched if f is not None]
+    found = [match_facts(q, cs, toks, ks, c.facts, use) for _, _, q, cs, toks, ks, use in items]
+    matched: list[Optional[Fact]] = [fs[0] if fs else None for fs in found]
+    cited = [f for fs in found for f in fs]
     for _, _, _, _, toks, ks, _ in items:
         cited += [f for t in toks for f in c.facts.named(t) if f.kernel is None or f.kernel in ks]
     derived: dict[int, tuple[str, list[str]]] = {}

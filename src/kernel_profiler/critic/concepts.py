@@ -195,11 +195,16 @@ def api_concept(name: str) -> str:
     return "api:" + name.lower()
 
 
+_API_KINDS = [(r"Synchroni[sz]e", "sync"), (r"Malloc|Free", "allocator"), (r"Launch", "launches"),
+              (r"Memcpy|Memset", "copy")]  # what an API function's statistics are about
+
+
 @lru_cache(maxsize=65536)
 def metric_concepts(metric: str) -> frozenset[str]:
     m = _API_FACT.match(metric)
     if m:  # one API function's statistics: host time per call, or the number of calls
-        return frozenset({api_concept(m.group(1)), "api", "duration" if m.group(2) != "calls" else "launches"})
+        kind = {c for pat, c in _API_KINDS if re.search(pat, m.group(1))}
+        return frozenset({api_concept(m.group(1)), "api", "duration" if m.group(2) != "calls" else "launches"} | kind)
     return _concepts(METRIC_CONCEPTS, metric)
 
 

@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from ..answer import Answer, Diagnosis, Evidence, Fix
 from .answer import AnswerFormatError
-from .numbers import ARTIFACT_TOKEN, BARE, METRIC_TOKEN, QTY, Quantity, scrub, sentences, to_quantity
+from .numbers import (ARTIFACT_TOKEN, BARE, METRIC_TOKEN, Quantity, family_and_factor, quantities, scrub, sentences,
+                      to_quantity)
 
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
 _HIDDEN = re.compile(r"<(\w+)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|hidden)[^>]*>.*?</\1\s*>",
@@ -203,12 +204,13 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$")
 
 
-def _numbers(scrubbed: str) -> list[re.Match]:
-    """Numbers of a line in order: with their unit where one is written, else bare."""
-    with_unit = [m for m in QTY.finditer(scrubbed)]
-    taken = [(m.start(), m.end()) for m in with_unit]
-    bare = [m for m in BARE.finditer(scrubbed) if not any(a <= m.start() < b for a, b in taken)]
-    return sorted(with_unit + bare, key=lambda m: m.start())
+def _numbers(line: str) -> list[Quantity]:
+    """Numbers of a line in order: with their unit where one is written (`quantities`: ranges, count nouns), else bare."""
+    with_unit = quantities(line)
+    taken = [(q.start, q.end) for q in with_unit]
+    bare = [to_quantity(m["num"], m["exp"], m["mult"], None, m.start(), m.end()) for m in BARE.finditer(scrub(line))
+            if not any(a <= m.start() < b for a, b in taken)]
+    return sorted(with_unit + bare, key=lambda q: q.start)
 
 
 def metric_values(line: str) -> list[Quantity]:
@@ -217,16 +219,16 @@ def metric_values(line: str) -> list[Quantity]:
     (`metric`))."""
     metric_m = METRIC_TOKEN.search(line.replace("`", " "))
     scrubbed = scrub(line)
-    nums = _numbers(scrubbed)
+    nums = _numbers(line)
     if not nums:
         return []
     picked = [nums[0]]
     if metric_m:
         a, b = metric_m.span()
-        after = [m for m in nums if m.start() >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:m.start()])]
-        before = [m for m in nums if m.end() <= a and re.fullmatch(r"[A-Za-z/ -]{0,30}?[\s(\[]*", scrubbed[m.end():a])]
+        after = [q for q in nums if q.start >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:q.start])]
+        before = [q for q in nums if q.end <= a and re.fullmatch(r"[A-Za-z/ -]{0,30}?[\s(\[]*", scrubbed[q.end:a])]
         picked += after[:1] or before[-1:]
-    return [to_quantity(m["num"], m["exp"], m["mult"], m.groupdict().get("unit")) for m in picked]
+    return picked
 
 
 def _parse_evidence(section: str) -> list[Evidence]:
@@ -238,13 +240,14 @@ def _parse_evidence(section: str) -> list[Evidence]:
     for line in lines:
         metric_m = METRIC_TOKEN.search(line.replace("`", " "))
         art_m = ARTIFACT_TOKEN.search(line)
-        nums = _numbers(scrub(line))
+        nums = _numbers(line)
         if not nums:
             continue
-        m = nums[0]  # the line's value: its first number (`metric_values` adds the one written at the metric's name)
-        value_q, unit = to_quantity(m["num"], m["exp"], m["mult"], None), m.groupdict().get("unit")
+        value_q = nums[0]  # the line's value: its first number (`metric_values` adds the one written at the metric's name)
+        unit = value_q.unit or None
+        raw = value_q.value / family_and_factor(unit)[1]  # the number as written, in its own unit
         kern = re.search(r"`([A-Za-z_]\w*)(?:\(|`)", line)
-        out.append(Evidence(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=value_q.value,
+        out.append(Evidence(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=raw,
                                 unit=unit, artifact=art_m.group(0) if art_m else None,
                                 kernel=kern.group(1) if kern else None, meaning=line.strip()))
     return out

@@ -69,10 +69,16 @@ _LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\b
 
 def number_use(sentence: str, q: Quantity) -> Use:
     """Whether the number is presented as achieved, as the reference it is compared with, or as a bound."""
-    before = (sentence or "")[:q.start][-60:]
-    before = re.split(r"[,;:()]|\d", before)[-1]
+    whole = (sentence or "")[:q.start]
+    before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
     bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
-    return Use(achieved=bool(_ACHIEVED.search(before)), reference=bool(_REFERENCE.search(before)), bound=bound)
+    return Use(achieved=bool(_ACHIEVED.search(before)),
+               reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole)), bound=bound)
+
+
+# "against 540,672 FLOP per cycle x 1.59 GHz = 861 TFLOP/s": the result of an expression that follows a comparison word
+# is the reference of that comparison
+_REFERENCE_RESULT = re.compile(r"\b(?:against|versus|vs\.?|compared (?:with|to))\s(?:(?!,\s|[;:.]\s).)*=\s*~?\s*$", re.I)
 
 
 BOUND_SPAN = 10.0  # a bound is informative: the value that satisfies it lies within this factor of it
@@ -170,7 +176,7 @@ _CODE_WORD = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
 # a sentence about several kernels at once ("each kernel", "every one of them", "the kernels are individually ..."):
 # its numbers may be any profiled kernel's values of the metric it describes
 _EACH = re.compile(r"\b(?:each|every|all|individually|both|per kernel)\b", re.I)
-_PLURAL = re.compile(r"kernels|(?:each|every|per) kernel|of them|ones", re.I)
+_PLURAL = re.compile(r"\bkernels\b|\b(?:each|every|per) kernel\b|\bof them\b|\bones\b", re.I)
 
 
 def several_kernels(sentence: str) -> bool:
@@ -254,20 +260,28 @@ def _describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str],
     return bool(f.concepts & (concepts | uc))
 
 
-def match_fact(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels: set[str],
-               facts: Facts, use: Use = Use()) -> Optional[Fact]:
-    best, rank = None, None
+def match_facts(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels: set[str],
+                facts: Facts, use: Use = Use()) -> list[Fact]:
+    """The facts a number may be, best first: the closest fact wins (a value read as is before a derived one, the
+    unit as written before its alternative); facts as close as the best are its equals (the same value read by two
+    API functions' call counts, say) and are all cited."""
+    ranked = []
     for i, (fam, v, t) in enumerate(candidates(q)):
         for f in facts.near(fam, v, t):
             if f.kernel is not None and f.kernel not in kernels:
                 continue
             if not close(f.value, v, t) or not _describes(f, q, concepts, tokens, use):
                 continue
-            # the closest fact wins (a value read as is before a derived one, the unit as written before its alternative)
-            r = (f.metric not in tokens, round(abs(f.value - v) / max(abs(v), 1e-30), 3), f.derivation is not None, i)
-            if rank is None or r < rank:
-                best, rank = f, r
-    return best
+            ranked.append(((f.metric not in tokens, round(abs(f.value - v) / max(abs(v), 1e-30), 3),
+                            f.derivation is not None, i), f))
+    ranked.sort(key=lambda x: x[0])
+    return [f for r, f in ranked if r[:3] == ranked[0][0][:3]]
+
+
+def match_fact(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels: set[str],
+               facts: Facts, use: Use = Use()) -> Optional[Fact]:
+    best = match_facts(q, concepts, tokens, kernels, facts, use)
+    return best[0] if best else None
 
 
 @dataclass(frozen=True)

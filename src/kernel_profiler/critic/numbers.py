@@ -32,6 +32,8 @@ QTY = re.compile(_NUM + r"(?:\s?-?\s?)" + _UNIT)
 # "2,097,152 global store sectors": a count noun after one or two qualifying words still says what is counted
 QTY_QUALIFIED = re.compile(_NUM + r"\s+(?:(?!of\b|per\b|in\b|at\b|and\b|or\b|to\b|the\b)[a-z][a-z-]*\s+){1,2}"
                            rf"(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
+# "230 `cudaStreamSynchronize` calls": a count noun after a code span (blanked by `scrub`) still says what is counted
+QTY_SPANNED = re.compile(_NUM + rf"\s{{3,}}(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
 BARE = re.compile(_NUM + r"(?![\w])")
 _BACKTICK = re.compile(r"`[^`]*`")
 METRIC_TOKEN = re.compile(r"\b[a-z0-9]+__[\w.]+(?:\s*[/+]\s*[a-z0-9]+__[\w.]+)*|\b(?:timeline|derived|sass)\.(?!(?:txt|log|csv|json)\b)[\w.+/]+")
@@ -129,9 +131,10 @@ def quantities(text: str) -> list[Quantity]:
     t = scrub(text)
     out = [to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()) for m in QTY.finditer(t)]
     taken = {q.start for q in out}
-    for m in QTY_QUALIFIED.finditer(t):
+    for m in [*QTY_QUALIFIED.finditer(t), *QTY_SPANNED.finditer(t)]:
         if m.start() not in taken and not any(q.start <= m.start() < q.end for q in out):
             out.append(to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()))
+            taken.add(m.start())
     for q in list(out):
         head = _RANGE_HEAD.search(t[max(0, q.start - 24):q.start])
         if head and q.unit:
