@@ -3,7 +3,9 @@
     form.py      clean (hidden text out), parse (JSON, Markdown headings of any style), reviewer-addressed text
     facts.py     every value the captures hold, with provenance (artifact, kernel, metric, unit)
     concepts.py  what a number measures: one vocabulary for metric names and answer words
+    registry_facts.py  program-level timeline facts computed by the metrics registry (metrics.TIMELINE)
     match.py     a number -> the fact its sentence describes, or a declared derivation of cited facts
+    stride.py    a lane stride checked against the sectors per request it implies
     checks.py    the deterministic checks (numbers, mechanism signature, bound, fix, ...)
     review.py    what the model reviewer (a second agent) receives
 

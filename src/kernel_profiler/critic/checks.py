@@ -26,8 +26,8 @@ from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain, metric_values
 from .concepts import unit_concepts
 from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_bound, match_derived,
-                    match_facts, match_stride,
-                    number_use, sentence_concepts)
+                    match_facts, number_use, sentence_concepts)
+from .stride import match_stride
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
