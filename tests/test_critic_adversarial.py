@@ -11,8 +11,8 @@ checked against sectors per request, clause-local program-time words and evidenc
 0/44 (0%) and 2/29 (7%): issue 10's goal is met on this set. tests/data/adversarial_holdout (47 answers, written
 blind by another agent) scored 0/28 and 14/19 (74%) in its one blind scoring; it is a development set since, and
 with the general rules of tests/critic/ (answer forms, unit and range reading, device limits, sentences about
-several kernels, declared sums and per-event divisions, ...) it scores 0/28 and 0/19, the first set still 0/44 and
-2/29. An answer the critic cannot read counts as a reject (a false reject when an accept was expected).
+several kernels, declared sums and per-event divisions, ...) it scores 0/28 and 0/19, the first set 0/44 and 1/29
+(acc_startup quotes a start-up measured against a timestamp on another clock; see bench/critic_score.py). An answer the critic cannot read counts as a reject (a false reject when an accept was expected).
 This test is a ratchet per set that fails if either count gets worse, and prints every miss so the next change can
 be judged on it. Lower the bounds as the critic improves; never raise them, and never edit a set to suit the critic
 (its README)."""
@@ -29,7 +29,7 @@ DATA = Path(__file__).parent / "data"
 # set -> (max false accepts, max false rejects). `adversarial_holdout` (28 expected rejects, 19 expected accepts) was
 # scored blind once (1/28 and 15/19 before this session's critic work, 0/28 and 14/19 after it) and has been a
 # development set since: the critic was then fixed against it with general rules (tests/critic/).
-RATCHET = {"adversarial": (0, 2), "adversarial_holdout": (0, 0)}
+RATCHET = {"adversarial": (0, 1), "adversarial_holdout": (0, 0)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))

@@ -234,3 +234,43 @@ def test_equal_facts_are_all_cited_for_a_derivation(case):
     assert ok.checks["numbers"], ok.reasons
     bad = numbers_check(c, "Host-bound on synchronization.", ev, text.format(round(sync / n / 1e3 * 1.25, -1)))
     assert not bad.checks["numbers"], bad.reasons
+
+
+def test_the_bytes_a_kernel_stores_are_its_output(case):
+    """'the output is 16 MB': global store sectors x 32 bytes (derived.global_st_bytes), read as MiB where written MB."""
+    c = case("ho_register_spill")
+    m = c.metrics("many_accumulators")
+    out = m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] * 32 / 2**20
+    text = "Spilled values go out to DRAM: the output is {:.0f} MB, yet the kernel writes far more."
+    ev = [f"`l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum` = {m['l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum']:,.0f} "
+          f"local store sectors (ncu.ncu-rep)"]
+    ok = numbers_check(c, "`many_accumulators` is memory-bound on register spills.", ev, text.format(out))
+    assert ok.checks["numbers"], ok.reasons
+    assert any(n.fact and n.fact.startswith("derived.global_st_bytes") for n in ok.numbers), ok.numbers
+    bad = numbers_check(c, "`many_accumulators` is memory-bound on register spills.", ev, text.format(out * 2))
+    assert not bad.checks["numbers"], bad.reasons
+
+
+def test_timeline_facts_the_registry_defines_come_from_the_registry(case):
+    """One definition per timeline value: the facts named in metrics.TIMELINE carry the registry's definition and
+    equal `metrics.timeline_value` on the same view."""
+    from kernel_profiler import metrics
+    from kernel_profiler.analysis.consistency import main_timeline
+    from kernel_profiler.analysis.timeline import triage
+    from kernel_profiler.critic import facts_for
+
+    c = case("py_item_sync")
+    facts = facts_for(c.arts, c.dg)
+    tl = main_timeline(c.arts.timelines)
+    tres = triage(tl)
+    view = metrics.TimelineView(c.dg.timeline, tl, tres.window, list(tres.step_ns or []))
+    checked = 0
+    for m in metrics.TIMELINE:
+        if m.compute is None or m.name not in facts.by_metric:
+            continue
+        program = [f for f in facts.by_metric[m.name] if f.kernel is None]
+        assert program and all(f.derivation.startswith("registry:") for f in program), (m.name, program)
+        value, _ = metrics.timeline_value(m.name, view)
+        assert any(abs(f.value - value) <= 1e-9 * max(1.0, abs(value)) for f in program), (m.name, value, program)
+        checked += 1
+    assert checked >= 10

@@ -47,6 +47,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"device__attribute_max_shared_memory_per", "shared_mem peak"),
     (r"kernels_per_step", "launches steps"),
     (r"kernel_gap", "idle"),
+    (r"global_(ld|st)_bytes", "bytes global"), (r"global_ld_bytes", "read"), (r"global_st_bytes", "write"),
     (r"waves_per_multiprocessor", "waves"),
     (r"_sectors", "sectors"), (r"_requests", "requests"),
     (r"sectors_per_request", "sectors_per_request coalescing"),

@@ -165,6 +165,10 @@ def _kernel_facts(f: Facts, k: KernelProfile, key: str) -> None:
         f.add("derived.atomic_request_share", atom / req, "ratio", src, key, "atomic / (atomic + load + store) requests")
     loc = (m.get("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum") or 0) + (m.get("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum") or 0)
     glob = (m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") or 0) + (m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum") or 0)
+    for op, what in (("ld", "read"), ("st", "written")):  # global bytes requested: a store's are the kernel's output
+        if m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum") is not None:
+            f.add(f"derived.global_{op}_bytes", m[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"] * 32, "bytes", src,
+                  key, f"global {op} sectors x 32 bytes (bytes {what} by global {'loads' if op == 'ld' else 'stores'})")
     if loc + glob:
         f.add("derived.local_sector_share", loc / (loc + glob), "ratio", src, key, "local / (local + global) sectors")
     grid, sms = m.get("launch__grid_size"), m.get("launch__sm_count")
@@ -254,16 +258,29 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
     from ..analysis.timeline import triage
 
     tl = main_timeline(arts.timelines)
+    try:
+        tres = triage(tl) if tl is not None and len(tl.kernels) else None
+    except Exception:  # a timeline the triage cannot window: no step facts
+        tres = None
+    step_ns = (tres.step_ns if tres is not None else None) or []
+    # what the metrics registry defines is computed there (metrics.TIMELINE); the rest here
+    registry = registry_facts(f, TimelineView(s, tl, tres.window, list(step_ns))) \
+        if tres is not None and tres.window and s is not None else set()
+
+    def add(name: str, *args) -> None:
+        if name not in registry:
+            f.add(name, *args)
+
     if s is not None:
         src, w = s.source, max(s.window_ns, 1.0)
         for name in ("capture_ns", "startup_ns", "window_ns", "busy_ns", "kernel_ns", "copy_ns", "idle_ns"):
-            f.add(f"timeline.{name}", getattr(s, name), "time", src, None, "timeline summary (steady window)")
+            add(f"timeline.{name}", getattr(s, name), "time", src, None, "timeline summary (steady window)")
             if name not in ("window_ns",):
-                f.add(f"timeline.{name[:-3]}_fraction", getattr(s, name) / w, "ratio", src, None, f"{name} / window")
-        f.add("timeline.gpu_busy_fraction", s.busy_fraction, "ratio", src, None, "busy / window")
+                add(f"timeline.{name[:-3]}_fraction", getattr(s, name) / w, "ratio", src, None, f"{name} / window")
+        add("timeline.gpu_busy_fraction", s.busy_fraction, "ratio", src, None, "busy / window")
         f.add("timeline.idle_fraction", 1 - s.busy_fraction, "ratio", src, None, "1 - busy fraction")
-        f.add("timeline.kernel_count", s.kernel_count, "count", src, None, "kernels in the window")
-        f.add("timeline.kernel_ns_per_idle_ns", s.kernel_ns / max(s.idle_ns, 1.0), "ratio", src, None, "kernel / idle time")
+        add("timeline.kernel_count", s.kernel_count, "count", src, None, "kernels in the window")
+        add("timeline.kernel_ns_per_idle_ns", s.kernel_ns / max(s.idle_ns, 1.0), "ratio", src, None, "kernel / idle time")
         for cause, ns in s.idle_by_cause.items():
             f.add(f"timeline.idle_{cause}_ns", ns, "time", src, None, "idle gaps attributed to a host cause")
             f.add(f"timeline.idle_{cause}_fraction", ns / w, "ratio", src, None, "cause / window")
@@ -306,7 +323,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("device.sm_clock", g.sm_clock_hz, "hz", src)
         f.sm_count = f.sm_count or g.sm_count
     dur = k["end_ns"] - k["start_ns"]
-    f.add("timeline.kernel_median_ns", float(dur.median()), "time", src, None, "median of all kernels")
+    add("timeline.kernel_median_ns", float(dur.median()), "time", src, None, "median of all kernels")
     for name, grp in dur.groupby(k["name"]):
         key = KernelName(str(name)).key
         _kernel(f, key, str(name))
@@ -334,11 +351,11 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
                 pass
     f.add("timeline.kernel_count_capture", len(k), "count", src, None, "kernels in the capture")
     if len(tl.api):
-        f.add("timeline.sync_calls", int(blocking_calls(tl.api).sum()), "count", src, None, "blocking API calls")
+        add("timeline.sync_calls", int(blocking_calls(tl.api).sum()), "count", src, None, "blocking API calls")
         f.add("timeline.launch_calls", int((tl.api["category"] == "launch").sum()), "count", src, None, "launch API calls")
         allocs = tl.api[tl.api["category"] == "malloc"]
         if len(allocs):
-            f.add("timeline.allocator_calls", len(allocs), "count", src, None, "cudaMalloc/cudaFree-type calls")
+            add("timeline.allocator_calls", len(allocs), "count", src, None, "cudaMalloc/cudaFree-type calls")
             f.add("timeline.allocator_ns", float((allocs["end_ns"] - allocs["start_ns"]).sum()), "time", src, None,
                   "host time in allocator calls")
     _api_facts(f, tl)
@@ -353,22 +370,16 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         host = cp[cp["kind"].isin(["HtoD", "DtoH"])]
         for sel, label in ((cp, "all"), (host, "host")):
             d = float((sel["end_ns"] - sel["start_ns"]).sum()) if len(sel) else 0
-            if d > 0:
-                f.add(f"timeline.{label}_copy_bandwidth", float(sel["bytes"].sum()) / d * 1e9, "byte_rate", src, None,
-                      "copied bytes / copy time")
+            if d > 0:  # over the capture (the registry's timeline.host_copy_bandwidth is the steady window's)
+                f.add(f"timeline.{label}_copy_bandwidth_capture", float(sel["bytes"].sum()) / d * 1e9, "byte_rate", src,
+                      None, "copied bytes / copy time over the capture")
         pg = host[(host["src"] == "pageable") | (host["dst"] == "pageable")]
         if len(pg):
-            f.add("timeline.pageable_copy_bytes", float(pg["bytes"].sum()), "bytes", src, None, "pageable host copies")
+            f.add("timeline.pageable_copy_bytes_capture", float(pg["bytes"].sum()), "bytes", src, None,
+                  "pageable host copies over the capture")
         for (kind, size), grp in list(cp.groupby(["kind", "bytes"]))[:MAX_COPY_GROUPS]:  # "8 HtoD copies of 32 MiB"
             f.add("timeline.copy_group_count", len(grp), "count", src, None, f"{kind} copies of {size:.0f} bytes")
             f.add("timeline.copy_group_bytes", float(size), "bytes", src, None, f"size of {len(grp)} {kind} copies")
-    try:
-        tres = triage(tl)
-    except Exception:  # a timeline the triage cannot window: no step facts
-        tres = None
-    step_ns = (tres.step_ns if tres is not None else None) or []
-    if tres is not None and tres.window and s is not None:
-        registry_facts(f, TimelineView(s, tl, tres.window, list(step_ns)))
     if tres is not None and tres.window and len(cp):
         lo, hi = tres.window
         cpw = cp[(cp["start_ns"] < hi) & (cp["end_ns"] > lo)]
@@ -377,20 +388,20 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             d = float((sel["end_ns"] - sel["start_ns"]).sum()) if len(sel) else 0
             if d > 0:
                 f.add(f"timeline.{label}_copy_bytes", float(sel["bytes"].sum()), "bytes", src, None, "bytes copied in the window")
-                f.add(f"timeline.{label}_copy_bandwidth", float(sel["bytes"].sum()) / d * 1e9, "byte_rate", src, None,
-                      "copied bytes / copy time in the window")
+                add(f"timeline.{label}_copy_bandwidth", float(sel["bytes"].sum()) / d * 1e9, "byte_rate", src, None,
+                    "copied bytes / copy time in the window")
         pg = host[(host["src"] == "pageable") | (host["dst"] == "pageable")]
         if len(pg):
-            f.add("timeline.pageable_copy_bytes", float(pg["bytes"].sum()), "bytes", src, None, "pageable host copies")
+            add("timeline.pageable_copy_bytes", float(pg["bytes"].sum()), "bytes", src, None, "pageable host copies")
             if float(host["bytes"].sum()):
                 f.add("timeline.pageable_share", float(pg["bytes"].sum()) / float(host["bytes"].sum()), "ratio", src,
                       None, "pageable / host copy bytes")
     if len(step_ns) > 1:
         import numpy as np
 
-        f.add("timeline.first_step_ns", step_ns[0], "time", src, None, "first marked step")
+        add("timeline.first_step_ns", step_ns[0], "time", src, None, "first marked step")
         f.add("timeline.steady_steps", len(step_ns) - 1, "count", src, None, "steps after the first")
-        f.add("timeline.steady_step_median_ns", float(np.median(step_ns[1:])), "time", src, None, "median of later steps")
+        add("timeline.steady_step_median_ns", float(np.median(step_ns[1:])), "time", src, None, "median of later steps")
         f.add("timeline.first_step_ratio", step_ns[0] / float(np.median(step_ns[1:])), "ratio", src, None,
               "first step / median of later steps")
         f.program_times += [step_ns[0], float(np.median(step_ns[1:]))]

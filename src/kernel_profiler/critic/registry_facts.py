@@ -12,7 +12,9 @@ if TYPE_CHECKING:
 _FAMILY = {"ns": "time", "ratio": "ratio", "count": "count", "byte": "bytes", "byte/s": "byte_rate"}
 
 
-def registry_facts(f: "Facts", view: metrics.TimelineView) -> None:
+def registry_facts(f: "Facts", view: metrics.TimelineView) -> set[str]:
+    """Add the registry's timeline values on this view; the names added (the caller computes none of them again)."""
+    added = set()
     for m in metrics.TIMELINE:
         if m.compute is None or m.unit not in _FAMILY:
             continue
@@ -22,3 +24,5 @@ def registry_facts(f: "Facts", view: metrics.TimelineView) -> None:
             continue
         if v is not None:
             f.add(m.name, v, _FAMILY[m.unit], f"timeline ({view.summary.source})", None, f"registry: {m.definition}")
+            added.add(m.name)
+    return added
