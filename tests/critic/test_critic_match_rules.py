@@ -274,3 +274,70 @@ def test_timeline_facts_the_registry_defines_come_from_the_registry(case):
         assert any(abs(f.value - value) <= 1e-9 * max(1.0, abs(value)) for f in program), (m.name, value, program)
         checked += 1
     assert checked >= 10
+
+
+def test_written_arithmetic_is_recomputed(case):
+    """'2.13 GB / 4.81 TB/s = 442 us' holds; the same expression '= 575 us' is refused even though 575 us is some
+    other fact of this capture (its first marked step), because it does not follow from its operands."""
+    import sqlite3
+
+    c = case("cu_vec_copy")
+    m = c.metrics("scale_vec4")
+    con = sqlite3.connect(c.folder / "nsys.sqlite")
+    bw = float(con.execute("select memoryBandwidth from TARGET_INFO_GPU").fetchone()[0])
+    con.close()
+    moved = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+    from kernel_profiler.critic import facts_for
+
+    first = facts_for(c.arts, c.dg).by_metric["timeline.first_step_ns"][0].value
+    text = "The floor at the device bandwidth is {:.2f} GB / {:.2f} TB/s = {:.0f} us; the kernel runs near it."
+    ok = numbers_check(c, "`scale_vec4` is at its DRAM roofline.", [f"`gpu__time_duration.sum` = {m[DUR] / 1e3:.1f} us"],
+                       text.format(moved / 1e9, bw / 1e12, moved / bw * 1e6))
+    assert ok.checks["arithmetic"] and ok.checks["numbers"], ok.reasons
+    bad = numbers_check(c, "`scale_vec4` is at its DRAM roofline.", [f"`gpu__time_duration.sum` = {m[DUR] / 1e3:.1f} us"],
+                        text.format(moved / 1e9, bw / 1e12, first / 1e3))
+    assert not bad.checks["arithmetic"] and any("does not hold" in r for r in bad.reasons), bad.reasons
+
+
+def test_a_named_statistic_is_that_statistic(case):
+    """'`cudaMalloc` takes a median of 58 us per call' is the median host time per call, never the mean (2.3 ms here,
+    the first call creates the context) and vice versa."""
+    import sqlite3
+
+    import numpy as np
+
+    c = case("ot_cu_alloc_churn")
+    con = sqlite3.connect(c.folder / "nsys.sqlite")
+    d = [r[0] for r in con.execute("select r.end - r.start from CUPTI_ACTIVITY_KIND_RUNTIME r join StringIds s on "
+                                   "s.id = r.nameId where s.value like 'cudaMalloc%' and s.value not like "
+                                   "'cudaMallocHost%'")]
+    con.close()
+    median, mean = float(np.median(d)) / 1e3, float(np.mean(d)) / 1e3
+    assert mean > 2 * median
+    line = "`cudaMalloc` takes a {} of {:.1f} us per call ({} calls, nsys.sqlite)"
+    for stat, v in (("median", median), ("mean", mean)):
+        ok = alloc(c, "The GPU idles between launches.", "; " + line.format(stat, v, len(d)))
+        assert ok.checks["numbers"], ok.reasons
+    swapped = alloc(c, "The GPU idles between launches.", "; " + line.format("median", mean, len(d)))
+    assert not swapped.checks["numbers"], swapped.reasons
+    swapped = alloc(c, "The GPU idles between launches.", "; " + line.format("mean", median, len(d)))
+    assert not swapped.checks["numbers"], swapped.reasons
+
+
+def test_a_number_with_a_unit_is_never_a_dimensionless_ratio(case):
+    """4.65 GB over the 4-byte word is no byte count: a number written in bytes is not matched by a ratio of two
+    values; a count of sectors times the 32-byte sector is (a product with an architecture constant)."""
+    from kernel_profiler.critic import facts_for
+    from kernel_profiler.critic.match import match_derived
+    from kernel_profiler.critic.numbers import quantities
+
+    c = case("py_unfused_gelu")
+    facts = facts_for(c.arts, c.dg)
+    total = max(f.value for f in facts.by_metric["derived.streaming_dram_bytes"])
+    cited = [f for f in facts.by_metric["derived.streaming_dram_bytes"] if f.value == total][:1]
+    concepts = frozenset({"bytes", "dram_bytes", "bank_conflict"})  # the 4-byte word is usable here
+    assert match_derived(quantities(f"{total / 4 / 1e6:.0f} MB")[0], concepts, cited) is None
+    key = next(k for k in facts.kernels if "tanh" in k and facts.named("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", k))
+    sectors = [f for f in facts.named("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", key) if f.kernel == key][:1]
+    got = match_derived(quantities(f"{sectors[0].value * 32 / 1e6:.1f} MB")[0], frozenset({"bytes", "sectors", "bytes_per_sector"}), sectors)
+    assert got and "constant" in got[0], got

@@ -6,6 +6,7 @@
     registry_facts.py  program-level timeline facts computed by the metrics registry (metrics.TIMELINE)
     match.py     a number -> the fact its sentence describes, or a declared derivation of cited facts
     stride.py    a lane stride checked against the sectors per request it implies
+    arithmetic.py  written-out arithmetic ("A / B = C") recomputed from its operands
     checks.py    the deterministic checks (numbers, mechanism signature, bound, fix, ...)
     review.py    what the model reviewer (a second agent) receives
 

@@ -11,6 +11,7 @@
   replay_time  no ncu (replayed, serialized) kernel duration is quoted as program/step time
   ceilings     no achieved rate above its ceiling
   near_peak    a kernel at its roofline is not given an invented problem
+  arithmetic   'A op B = C' written in the answer holds for its operands (arithmetic.py)
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from .. import catalog, signatures
 from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
 from ..signatures import Measured
 from .answer import Answer, NumberAudit
+from .arithmetic import wrong_arithmetic
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain, metric_values
 from .concepts import unit_concepts
@@ -361,6 +363,10 @@ def check_replay_time(c: Context) -> list[str]:
     return out
 
 
+def check_arithmetic(c: Context) -> list[str]:
+    return [f"Arithmetic: {w}; recompute it from the measured values." for _, t in c.texts() for w in wrong_arithmetic(t)]
+
+
 def check_ceilings(c: Context) -> list[str]:
     f, out = c.facts, []
     rs = [f.rooflines[k] for k in c.scope.primary if k in f.rooflines] or list(f.rooflines.values())
@@ -397,6 +403,7 @@ CHECKS = {
     "reviewer": check_reviewer, "parts": check_parts, "numbers": check_numbers, "mechanism": check_mechanism,
     "not_a_dump": check_not_a_dump, "signature": check_signature, "bound": check_bound, "fix": check_fix,
     "replay_time": check_replay_time, "ceilings": check_ceilings, "near_peak": check_near_peak,
+    "arithmetic": check_arithmetic,
 }
 
 

@@ -46,7 +46,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"device__attribute_max_(registers_per_(thread|block|multiprocessor))", "registers peak"),
     (r"device__attribute_max_shared_memory_per", "shared_mem peak"),
     (r"kernels_per_step", "launches steps"),
-    (r"kernel_gap", "idle"),
+    (r"kernel_gap", "idle"), (r"median", "stat_median"), (r"_mean_|\.mean_ns$", "stat_mean"),
     (r"global_(ld|st)_bytes", "bytes global"), (r"global_ld_bytes", "read"), (r"global_st_bytes", "write"),
     (r"waves_per_multiprocessor", "waves"),
     (r"_sectors", "sectors"), (r"_requests", "requests"),
@@ -160,6 +160,7 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"\bFP32\b|fp32|single[- ]precision|\bFFMA\b|FMA pipe", "fp32"), (r"\bTF32\b", "tf32"),
     (r"\bBF16\b|bfloat16", "bf16"), (r"\bFP16\b|half[- ]precision", "fp16"), (r"\bFP8\b", "fp8"),
     (r"\bFP64\b|double[- ]precision", "fp64"),
+    (r"\bmedian\b", "stat_median"), (r"\bmean\b|\baverage\b|\bon average\b", "stat_mean"),
     (r"\bx\b|×|\btimes\b|fold|fraction|ratio|faster|slower|\bmore\b|\bfewer\b|\bless\b", "ratio"),
 ]]
 
@@ -205,7 +206,8 @@ def metric_concepts(metric: str) -> frozenset[str]:
     m = _API_FACT.match(metric)
     if m:  # one API function's statistics: host time per call, or the number of calls
         kind = {c for pat, c in _API_KINDS if re.search(pat, m.group(1))}
-        return frozenset({api_concept(m.group(1)), "api", "duration" if m.group(2) != "calls" else "launches"} | kind)
+        stat = {"median_ns": {"stat_median"}, "mean_ns": {"stat_mean"}}.get(m.group(2), set())
+        return frozenset({api_concept(m.group(1)), "api", "duration" if m.group(2) != "calls" else "launches"} | kind | stat)
     return _concepts(METRIC_CONCEPTS, metric)
 
 

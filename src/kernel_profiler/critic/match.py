@@ -104,7 +104,7 @@ def match_bound(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels
     ops = [Operand.of(f) for f in cited] + list(derived)
     for fam, val, how, operands in derivations(want, ops):
         for cf, v, _ in candidates(q):
-            if _fam_fits(fam, cf, how) and _within_bound(val, v, use.bound):
+            if _fam_fits(fam, cf, how, q.family) and _within_bound(val, v, use.bound):
                 return f"{use.bound} bound on {how} = {val:.4g}", operands
     return None
 
@@ -226,11 +226,13 @@ def _unit_fits(f: Fact, q: Quantity) -> bool:
 # Concepts that single out one thing among its kind: a fact carrying one matches only a sentence naming it
 # (a spill-byte count is not a stack size; one API call's statistics are not another's).
 QUALIFIERS = frozenset({"stack", "spill"})
+STATISTICS = frozenset({"stat_median", "stat_mean"})
 
 
 def _qualified(f: Fact, concepts: frozenset[str]) -> bool:
     need = {c for c in f.concepts if c in QUALIFIERS or c.startswith("api:")}
-    return need <= concepts
+    named = concepts & STATISTICS  # a sentence that names a statistic speaks of that one ("median", not the mean)
+    return need <= concepts and not (named and f.concepts & STATISTICS and not f.concepts & named)
 
 
 def _bytes_fit(f: Fact, q: Quantity) -> bool:
@@ -299,6 +301,7 @@ class Operand:
         return cls(f.metric, f.value, f.concepts, f.family, ceiling=_is_ceiling(f))
 
 
+_PERCENT = "100%"
 _RATE_OF = {"byte_rate": "bytes", "flop_rate": "count"}  # a rate and the amount it moves per second
 
 
@@ -308,8 +311,8 @@ def derivations(concepts: frozenset[str], ops: list[Operand]) -> Iterable[tuple[
     usable = [o for o in ops if o.concepts & concepts] + consts
     for a in usable:
         for b in usable:
-            if a is b or not b.value or (a.constant and b.constant):
-                continue
+            if a is b or not b.value or (a.constant and b.constant) or _PERCENT in (a.name, b.name):
+                continue  # 100% is a scale, not an operand: a count over 100 is no measurement
             same = a.family == b.family or a.constant or b.constant
             if same:
                 r = a.value / b.value
@@ -322,7 +325,7 @@ def derivations(concepts: frozenset[str], ops: list[Operand]) -> Iterable[tuple[
                 yield a.family, a.value / b.value, "per-launch/per-step division", [a.name, b.name]
             if a.family == b.family and not a.constant and not b.constant and a.value > b.value:
                 yield a.family, a.value - b.value, "difference of two cited values", [a.name, b.name]
-            if a.family == b.family in ("time", "bytes") and not a.ceiling and not b.ceiling:
+            if a.family == b.family == "bytes" and not a.ceiling and not b.ceiling:
                 yield a.family, a.value + b.value, "sum of two cited values", [a.name, b.name]
             if b.family in _RATE_OF and a.family == _RATE_OF[b.family] and not a.constant and \
                     (b.family == "byte_rate" or "flops" in a.concepts):
@@ -353,12 +356,19 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use:
     cands = candidates(q)
     for fam, val, how, operands in derivations(want, ops):
         for cf, v, t in cands:
-            if _fam_fits(fam, cf, how) and close(val, v, t):
+            if _fam_fits(fam, cf, how, q.family) and close(val, v, t):
                 return how, operands
     return None
 
 
-def _fam_fits(derived_family: str, candidate_family: str, how: str) -> bool:
+def _fam_fits(derived_family: str, candidate_family: str, how: str, written: str = "") -> bool:
+    """A derived value fits a number of the family it is read as; a number written with a unit of bytes, time or a
+    rate is never a dimensionless ratio of two values."""
+    if derived_family == "ratio" and written in _DIMENSIONED:
+        return False
     if derived_family in ("ratio", "count"):
         return candidate_family in ("ratio", "count")
     return derived_family == candidate_family
+
+
+_DIMENSIONED = frozenset({"bytes", "time", "byte_rate", "flop_rate", "hz"})
