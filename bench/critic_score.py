@@ -18,9 +18,11 @@ Measured on this 2-CPU box (2026-11-30):
                                                   holdout 0/28, 14/19 (false rejects far over the goal: the
                                                   number-matching rules do not yet generalise)
   at 45329f9 (holdout a development set since):   tuning 0/44, 2/29; holdout 0/28, 0/19
-  with the global-store bytes (a kernel's output) as a fact: tuning 0/44, 1/29 (acc_startup: its 3.83 s is the first
-  GPU work minus ANALYSIS_DETAILS.startTime, a value on another clock; from the profiler's own "Process was launched"
-  event the start-up is 4.21 s, which the critic holds); holdout 0/28, 0/19
+  at 5e78d9b (+ a kernel's stored bytes as a fact, written arithmetic recomputed, named statistics kept apart):
+                                                  tuning 0/44, 1/29; holdout 0/28, 0/19. The one miss,
+      acc_startup, quotes 3.83 s "from process start to the first GPU work": that is the first kernel (4.21 s) minus
+      ANALYSIS_DETAILS.startTime (0.39 s), a value on another clock (in many captures CUDA API calls precede it); on
+      the events' clock the process is launched at 2.4 ms and start-up is 4.21 s, the value the critic holds.
 """
 from __future__ import annotations
 
