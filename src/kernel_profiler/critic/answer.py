@@ -25,6 +25,8 @@ class NumberAudit(BaseModel):
     fact: Optional[str] = Field(None, description="the fact matched: metric [kernel] = value (artifact) via derivation")
     derivation: Optional[str] = Field(None, description="the declared derivation, when the number is derived")
     operands: list[str] = Field(default_factory=list)
+    unverified: bool = Field(False, description="no capture measures it and it is not presented as a measurement "
+                                                "(knowledge, a size from the source, a prediction): listed, not checked")
 
 
 class Verdict(BaseModel):

@@ -2,11 +2,12 @@
 
   reviewer     no text addressed to the reviewer/critic (hidden parts included)
   parts        all four parts are present and non-empty
-  numbers      every number matches the fact its sentence describes, or a declared derivation
+  numbers      every number matches the fact its sentence describes, or a declared derivation; a number in a hedged
+               clause (a ceiling, a size from the source) is listed as unverified unless the captures contradict it
   mechanism    the mechanism is a causal chain: measurement -> cause -> gap to the roofline (or idle/copy time)
   not_a_dump   a list of counters without such a chain is not an answer
   signature    the claimed mechanism's signature is present in the captures (catalog.py, signatures.py)
-  bound        the bound agrees with the timeline's steady-state verdict
+  bound        the bound agrees with the timeline's steady-state verdict and with the kernel's memory throughput
   fix          the fix names a metric of the mechanism, moving toward the roofline, by a size the gap allows
   replay_time  no ncu (replayed, serialized) kernel duration is quoted as program/step time
   ceilings     no achieved rate above its ceiling
@@ -26,10 +27,11 @@ from .answer import Answer, NumberAudit
 from .arithmetic import wrong_arithmetic
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain, metric_values
-from .concepts import unit_concepts
+from .concepts import metric_concepts, unit_concepts
 from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_bound, match_derived,
                     match_facts, number_use, sentence_concepts)
 from .stride import match_stride
+from .unverified import bound_metric, contradiction, hedged, ruled_out
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
@@ -46,6 +48,7 @@ class Context:
     claimed: Optional[str] = None
     audit: list[NumberAudit] = field(default_factory=list)
     signature: Optional[str] = None
+    strict: list[bool] = field(default_factory=list)  # per number of `_items`: must match (an evidence headline)
 
     def texts(self) -> list[tuple[str, str]]:
         a = self.answer
@@ -62,10 +65,15 @@ GENERIC = catalog.GENERIC_CLAIMS  # claimed only when no specific mechanism is n
 
 
 def claimed_mechanism(a: Answer) -> Optional[str]:
+    """The mechanism the answer blames: its `mechanism` id, else the first catalogued cause its bottleneck (then its
+    mechanism) names in a clause that asserts it ("bank conflicts are gone" or "rather than uncoalesced access"
+    names a cause to rule it out, not to blame it)."""
     if a.mechanism:
         return a.mechanism
     for text in (a.bottleneck, a.explanation):
-        hits = [(i in GENERIC, m.start(), i) for i, e in CATALOG.items() if (m := e.words.search(scrub(text or "")))]
+        plain = scrub(text or "")
+        hits = [(i in GENERIC, m.start(), i) for i, e in CATALOG.items() for m in e.words.finditer(plain)
+                if not ruled_out(plain, m.start(), m.end())]
         if hits:
             return min(hits)[2]
     return None
@@ -92,13 +100,19 @@ def check_parts(c: Context) -> list[str]:
 def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], set[str], Use]]:
     """(where, written-in, quantity, concepts, metric tokens, kernels in scope, use) for every number."""
     out = []
+    c.strict = []
     for where, text, extra in c.described():
+        headline = where == "evidence"  # an evidence line's first number is the measurement it cites
         for s in sentences(text):
             concepts = sentence_concepts(extra + s)
             tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
             kernels = c.scope.allowed(extra + s, c.facts)  # an evidence line is about the kernel it names
             for q in quantities(s):
-                out.append((where, s, q, concepts, tokens, kernels, number_use(s, q)))
+                bound = bound_metric(s, q)  # "`launch__grid_size` = 132": the number is that metric's value
+                out.append((where, s, q, metric_concepts(bound) if bound else concepts, {bound} if bound else tokens,
+                            kernels, number_use(s, q)))
+                c.strict.append(headline)
+                headline = False
     for e in c.answer.evidence:
         q = evidence_quantity(e.value, e.unit)
         if any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
@@ -110,6 +124,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         kernels = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts) | ({k for k in c.facts.kernels
                                                                               if e.kernel and k in e.kernel.replace(' ', '')})
         out.append(("evidence", e.metric or e.meaning[:60], q, concepts, tokens, kernels, Use()))
+        c.strict.append(True)
     return out
 
 
@@ -162,7 +177,17 @@ def check_numbers(c: Context) -> list[str]:
         if i in derived:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
             continue
+        bad = None if c.strict[i] else contradiction(q, s, ks, c.facts, use)
+        if not c.strict[i] and bad is None and not use.bound and hedged(s, q):
+            # a ceiling, a limit, a size from the source: not presented as a measurement of the run; listed
+            c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))
+            continue
         c.audit.append(NumberAudit(written=q.written, where=where))
+        if bad is not None:
+            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') does not match the measured "
+                       f"{bad.metric}, which the capture holds as {bad.value:.4g} ({bad.artifact}): quote the measured "
+                       f"value.")
+            continue
         described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
         out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of what "
                    f"its sentence describes ({described}) for the kernel in question, nor a derivation of cited "
@@ -177,9 +202,22 @@ def check_mechanism(c: Context) -> list[str]:
         return []
     if _inconclusive(a):
         return []
-    why = causal_chain(a.explanation, [c.claimed] if c.claimed else [])
+    why = causal_chain(a.explanation, _causes(c))
     return [f"Mechanism: {why}. Say why the code causes the measured numbers and how far that keeps it from the "
             f"roofline (or what idle/copy time it explains)."] if why else []
+
+
+# a cause the catalog has no id for, named in prose ("too few bytes in flight", "the barrier after each tile")
+_OTHER_CAUSE = re.compile(r"\b(latenc\w*|in flight|barrier|dependen\w+|issue[sd]?|pipe(line)?s?|waves?|tail|serial\w*|"
+                          r"contention|replay\w*|bandwidth|instructions?)\b", re.I)
+
+
+def _causes(c: Context) -> list[str]:
+    """The causes the answer names: its claim, else the catalogued ones its mechanism names, else a cause in words."""
+    if c.claimed:
+        return [c.claimed]
+    text = scrub(c.answer.explanation or "")
+    return catalog.claimed(text) or (["other"] if _OTHER_CAUSE.search(text) else [])
 
 
 def _inconclusive(a: Answer) -> bool:
@@ -190,14 +228,14 @@ def _inconclusive(a: Answer) -> bool:
 def _is_dump(c: Context) -> bool:
     a = c.answer
     n = len(a.evidence) + len(quantities(a.explanation)) + len(METRIC_TOKEN.findall(a.explanation or ""))
-    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, [c.claimed] if c.claimed else []) is not None \
+    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, _causes(c)) is not None \
         and not _inconclusive(a)
 
 
 def check_not_a_dump(c: Context) -> list[str]:
     if not (c.answer.explanation or "").strip() or not _is_dump(c):
         return []
-    why = causal_chain(c.answer.explanation, [c.claimed] if c.claimed else [])
+    why = causal_chain(c.answer.explanation, _causes(c))
     return [f"The answer lists counters without a causal chain ({why}): keep the two or three numbers that establish "
             f"the bottleneck and explain measurement -> mechanism -> gap."]
 
@@ -278,6 +316,31 @@ def check_bound(c: Context) -> list[str]:
     if {v, b} == {"host", "transfer"}:
         return [f"The answer calls it {b}-bound, but the timeline says {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%})."]
+    return _kernel_bound(c, b)
+
+
+DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+               "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
+MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0  # below: DRAM is not what limits it; above: DRAM is the limit
+
+
+def _kernel_bound(c: Context, b: str) -> list[str]:
+    """A kernel called memory-bound must move DRAM at a real fraction of its peak; one called compute- or
+    latency-bound must not be streaming DRAM near its peak."""
+    key = _subject(c)
+    fs = c.facts.named(DRAM_PCT, key) if key else []
+    if not fs or b not in ("memory", "compute", "latency"):
+        return []
+    pct, who = fs[0].value, f"`{c.facts.kernels.get(key, key)}`"
+    hierarchy = max([f.value for m in MEMORY_PCTS for f in c.facts.named(m, key)] + [pct])
+    if b == "memory" and hierarchy < MEMORY_MIN_PCT:
+        return [f"The answer calls {who} memory-bound, but no level of its memory hierarchy is busy: DRAM "
+                f"{pct:.1f}% of peak, at most {hierarchy:.1f}% for L1/L2 ({', '.join(MEMORY_PCTS)}): memory is not "
+                f"what limits it."]
+    if b in ("compute", "latency") and pct >= MEMORY_LIMITS_PCT:
+        return [f"The answer calls {who} {b}-bound, but it moves DRAM at {pct:.1f}% of peak ({DRAM_PCT}): "
+                f"memory bandwidth is the limit."]
     return []
 
 

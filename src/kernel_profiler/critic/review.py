@@ -32,6 +32,8 @@ def _finding(f: Finding) -> dict:
 
 
 def _short_fact(n) -> str:
+    if n.unverified:
+        return "unverified: not presented as a measurement the captures hold"
     if not n.fact:
         return f"{n.derivation} of {', '.join(n.operands)}" if n.derivation else "nothing"
     return n.fact.partition(" = ")[0]  # metric [kernel]: the value itself is in the tool results
