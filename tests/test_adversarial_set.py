@@ -1,9 +1,9 @@
-"""Shape of the two adversarial answer sets: it must not rot.
+"""Shape of the adversarial answer sets: it must not rot.
 
 tests/data/adversarial is the set the critic is developed against; tests/data/adversarial_holdout was written
-later, blind, and is never tuned on. These tests check only that each set is complete and points at real
-captures; they never run the critic (bench/critic_score.py scores both, tests/test_critic_adversarial.py
-holds the ratchet on the first)."""
+later, blind, and is never tuned on; tests/data/adversarial_blind2 is a second blind set over other captures.
+These tests check only that each set is complete and points at real captures; they never run the critic
+(bench/critic_score.py scores the sets, tests/test_critic_adversarial.py holds the ratchet on the first)."""
 from __future__ import annotations
 
 import json
@@ -14,7 +14,7 @@ import pytest
 
 from conftest import CAPTURES, DATA
 
-MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30}
+MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2": 45}
 SETS = list(MIN_ANSWERS)
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
@@ -83,3 +83,11 @@ def test_holdout_is_disjoint_from_the_tuning_set():
     assert not {a["id"] for a in tuning} & {a["id"] for a in holdout}
     shared_cases = {a["case"] for a in tuning} & {a["case"] for a in holdout}
     assert len(shared_cases) <= len({a["case"] for a in holdout}) // 2, shared_cases
+
+
+def test_blind2_shares_no_case_or_id_with_the_other_sets():
+    """The second blind set measures the critic on captures neither earlier set uses."""
+    blind = answers("adversarial_blind2")
+    others = answers("adversarial") + answers("adversarial_holdout")
+    assert not {a["id"] for a in blind} & {a["id"] for a in others}
+    assert not {a["case"] for a in blind} & {a["case"] for a in others}
