@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from ..errors import (ArtifactError, CounterPermission, EmptyCapture, KernelProfilerError, ToolMissing,
                       UnknownFormat)
-from . import kineto, ncu_csv, ncu_report, nsys_rep, nsys_sqlite, parallel, ptxas, sass
+from . import kineto, ncu_csv, ncu_report, ncu_source, nsys_rep, nsys_sqlite, parallel, ptxas, sass
 from .tables import Artifacts, ResourceUsage, SassFunction
 
 HEAD_BYTES = 64 * 1024
@@ -61,6 +61,7 @@ READERS: list[tuple[str, Callable, Callable, str]] = [
     ("telemetry", _telemetry_sniff, _telemetry_load, "telemetry"),
     ("kineto", kineto.sniff, kineto.load, "timeline"),
     ("ncu-csv", ncu_csv.sniff, ncu_csv.load, "kernels"),
+    ("ncu-source-csv", ncu_source.sniff, ncu_source.load, "sass"),
     ("ptxas-log", ptxas.sniff, ptxas.load, "resources"),
     ("sass", sass.sniff, sass.load, "sass"),
 ]
@@ -194,8 +195,8 @@ def _plan_one(path: Path, tmp: Path, explicit: bool) -> tuple[Callable, str, Pat
         return load, kind, real
     if explicit:
         raise UnknownFormat(path, "not a recognised profiler artifact (expected an nsys .sqlite/.nsys-rep, "
-                                  "ncu .ncu-rep or CSV, PyTorch trace .json[.gz], SASS/res-usage text, "
-                                  "ptxas -v log, or kernel-profiler telemetry JSON)")
+                                  "ncu .ncu-rep or CSV (raw, details or source page), PyTorch trace "
+                                  ".json[.gz], SASS/res-usage text, ptxas -v log, or kernel-profiler telemetry JSON)")
     return None
 
 

@@ -120,6 +120,11 @@ class SassFunction:
     instructions: list[str]  # mnemonics with modifiers, e.g. "LDG.E.128"
     opcode_counts: dict[str, int]  # base opcode -> count, e.g. {"LDG": 4, "HGMMA": 64}
     mangled: Optional[str] = None  # the symbol as printed; join kernels across formats on it
+    # Per-instruction data, aligned with `instructions`, where the format has it (ncu's source page):
+    # the instruction addresses, and counters by ncu's column name ("Instructions Executed",
+    # "Warp Stall Sampling (All Samples)", "Warp Stall Sampling (Not-issued Samples)"); None otherwise.
+    addresses: Optional[list[int]] = None
+    source_counters: Optional[dict[str, list[float]]] = None
 
 
 @dataclass
