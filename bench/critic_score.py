@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # both sets
+    python bench/critic_score.py                 # all four sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -23,6 +23,18 @@ Measured on this 2-CPU box (2026-11-30):
       acc_startup, quotes 3.83 s "from process start to the first GPU work": that is the first kernel (4.21 s) minus
       ANALYSIS_DETAILS.startTime (0.39 s), a value on another clock (in many captures CUDA API calls precede it); on
       the events' clock the process is launched at 2.4 ms and start-up is 4.21 s, the value the critic holds.
+
+Two more blind sets (written by helpers that never read or ran the critic, over captures no earlier set uses)
+show that the rules above are fitted to the sets they were developed on. Scored by the lead, counts first:
+  adversarial_blind2 (58 answers): at 3838f52 1/35 false accepts, 22/23 false rejects; at 45329f9 1/35, 22/23;
+      at ec5b54e 1/35, 20/23. blind2's reasons were read after its 45329f9 score, so from ec5b54e on it is a
+      development set too.
+  adversarial_blind3 (59 answers, never tuned on): at 0b69929 1/37, 20/22 (6 answers cite ncu_source_sass.csv,
+      unreadable then: counted as rejects); at 45329f9 1/37, 19/22; at cc902a2 (final main of 2026-11-30, the
+      source-page CSV now read) 1/37 false accepts (3%), 19/22 false rejects (86%).
+The false-accept side holds on unseen answers (3%); the false-reject side does not: an unseen expert answer
+is refused about six times in seven, mostly for numbers the captures cannot check (ceilings from knowledge,
+sizes from the source, arithmetic over them) and for causes the catalogue's words misread.
 """
 from __future__ import annotations
 
@@ -79,7 +91,8 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
-    sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"]
+    sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout", "adversarial_blind2",
+                                                                "adversarial_blind3"]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)
