@@ -99,7 +99,7 @@ def match_bound(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels
     for fam, v, _ in candidates(q):
         for f in facts.by_family.get(fam, []):
             if (f.kernel is None or f.kernel in kernels) and _within_bound(f.value, v, use.bound) \
-                    and _describes(f, q, concepts, tokens, use):
+                    and describes(f, q, concepts, tokens, use):
                 return f"{use.bound} bound on {f.metric} = {f.value:.4g}", [f.metric]
     ops = [Operand.of(f) for f in cited] + list(derived)
     for fam, val, how, operands in derivations(want, ops):
@@ -212,7 +212,7 @@ def sentence_concepts(sentence: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _is_ceiling(f: Fact) -> bool:
+def is_ceiling(f: Fact) -> bool:
     return f.metric.startswith(("ceiling.", "device.fp", "device.tf", "device.bf", "device.dram")) or \
         f.metric.endswith("peak_sustained")
 
@@ -242,7 +242,7 @@ def _bytes_fit(f: Fact, q: Quantity) -> bool:
 
 def ceiling_fits(f: Fact, concepts: frozenset[str], use: Use) -> bool:
     """A ceiling is quoted as a reference or a peak, never as what the program achieves."""
-    if not _is_ceiling(f):
+    if not is_ceiling(f):
         return True
     if use.achieved:
         return False
@@ -250,9 +250,9 @@ def ceiling_fits(f: Fact, concepts: frozenset[str], use: Use) -> bool:
     return ("peak" in concepts or use.reference) and not (named and not (f.concepts & named))
 
 
-def _describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str], use: Use = Use()) -> bool:
+def describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str], use: Use = Use()) -> bool:
     if f.metric in tokens:
-        return not use.achieved or not _is_ceiling(f)
+        return not use.achieved or not is_ceiling(f)
     uc = unit_concepts(q.unit)
     if not _unit_fits(f, q) or not _bytes_fit(f, q) or not _qualified(f, concepts):
         return False
@@ -271,7 +271,7 @@ def match_facts(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels
         for f in facts.near(fam, v, t):
             if f.kernel is not None and f.kernel not in kernels:
                 continue
-            if not close(f.value, v, t) or not _describes(f, q, concepts, tokens, use):
+            if not close(f.value, v, t) or not describes(f, q, concepts, tokens, use):
                 continue
             ranked.append(((f.metric not in tokens, round(abs(f.value - v) / max(abs(v), 1e-30), 3),
                             f.derivation is not None, i), f))
@@ -298,7 +298,7 @@ class Operand:
 
     @classmethod
     def of(cls, f: Fact) -> "Operand":
-        return cls(f.metric, f.value, f.concepts, f.family, ceiling=_is_ceiling(f))
+        return cls(f.metric, f.value, f.concepts, f.family, ceiling=is_ceiling(f))
 
 
 _PERCENT = "100%"

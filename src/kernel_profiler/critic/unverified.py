@@ -19,7 +19,7 @@ from typing import Optional
 
 from .concepts import text_concepts, unit_concepts
 from .facts import Fact, Facts
-from .match import Use, _describes, _is_ceiling, candidates
+from .match import Use, describes, is_ceiling, candidates
 from .numbers import METRIC_TOKEN, Quantity
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
@@ -34,9 +34,7 @@ _NOT_MEASURED = re.compile(
 
 def clause_of(sentence: str, q: Quantity) -> str:
     """The clause of `sentence` that holds the number."""
-    cuts = [0] + [m.end() for m in _CLAUSE.finditer(sentence) if m.end() <= q.start]
-    ends = [m.start() for m in _CLAUSE.finditer(sentence) if m.start() >= q.end] + [len(sentence)]
-    return sentence[max(cuts):min(ends)]
+    return _clause(sentence, q.start, q.end)
 
 
 def hedged(sentence: str, q: Quantity) -> bool:
@@ -62,9 +60,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         for f in facts.by_family.get(fam, []):
             if f.kernel is not None and f.kernel not in kernels:
                 continue
-            if (_is_ceiling(f) and not use.achieved) or f.derivation is not None:
+            if (is_ceiling(f) and not use.achieved) or f.derivation is not None:
                 continue
-            if not _describes(f, q, concepts, tokens, use):
+            if not describes(f, q, concepts, tokens, use):
                 continue
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
             if best is None or off < best[0]:
@@ -77,14 +75,19 @@ _RULED_OUT = re.compile(
     r"\b(no|not|never|none|nor|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|cannot|can't|no longer|"
     r"gone|removed|eliminated|fixed|resolved|ruled out|rather than|instead of|unlike|absent|negligible|residual|"
     r"neither|free of|rules? out)\b|\w-free\b", re.I)
-_CLAUSE_END = re.compile(r"[,;:.()]|\s[—–-]\s|\s(?:but|while|whereas|so|because)\s", re.I)
+_SENTENCE_END = re.compile(r"\.(?!\d)")
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of `text` around text[start:end] (bounded by `_CLAUSE` and sentence ends)."""
+    a = max([0] + [m.end() for pat in (_CLAUSE, _SENTENCE_END) for m in pat.finditer(text, 0, start)])
+    ends = [m.start() for pat in (_CLAUSE, _SENTENCE_END) if (m := pat.search(text, end))]
+    return text[a:min(ends, default=len(text))]
 
 
 def ruled_out(text: str, start: int, end: int) -> bool:
     """Whether the words at text[start:end] name a cause inside a clause that rules it out."""
-    a = max([0] + [m.end() for m in _CLAUSE_END.finditer(text, 0, start)])
-    nxt = _CLAUSE_END.search(text, end)
-    return bool(_RULED_OUT.search(text[a:nxt.start() if nxt else len(text)]))
+    return bool(_RULED_OUT.search(_clause(text, start, end)))
 
 
 _BINDS = re.compile(r"`?\s*(?:=|:|is|of)\s*(?:~|about\s+)?$")
