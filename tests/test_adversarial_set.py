@@ -3,7 +3,9 @@
 tests/data/adversarial is the set the critic is developed against; tests/data/adversarial_holdout was written
 later, blind (a development set since its one blind score); tests/data/adversarial_blind2 and
 tests/data/adversarial_blind3 are two more blind sets over captures no earlier set uses (blind2 became a
-development set after its blind scores; blind3 is scored, never tuned on).
+development set after its blind scores; blind3 is scored, never tuned on); tests/data/adversarial_blind4 is a
+blind set of half correct answers, most of them on six "fresh" cases no other set uses, the rest on reused cases
+(each answer says which with `fresh`).
 These tests check only that each set is complete and points at real captures; they never run the critic
 (bench/critic_score.py scores the sets, tests/test_critic_adversarial.py holds the ratchet on the first)."""
 from __future__ import annotations
@@ -16,7 +18,8 @@ import pytest
 
 from conftest import CAPTURES, DATA
 
-MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2": 45, "adversarial_blind3": 45}
+MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2": 45, "adversarial_blind3": 45,
+               "adversarial_blind4": 60}
 SETS = list(MIN_ANSWERS)
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
@@ -94,3 +97,20 @@ def test_a_blind_set_shares_no_case_or_id_with_the_sets_before_it(name):
     others = [a for n in SETS[:SETS.index(name)] for a in answers(n)]
     assert not {a["id"] for a in blind} & {a["id"] for a in others}
     assert not {a["case"] for a in blind} & {a["case"] for a in others}
+
+
+def test_blind4_fresh_cases_are_used_by_no_other_set():
+    """blind4 marks each answer fresh or reused; its fresh cases appear in no other set, its ids in none."""
+    blind = answers("adversarial_blind4")
+    others = [a for n in SETS if n != "adversarial_blind4" for a in answers(n)]
+    assert all(isinstance(a.get("fresh"), bool) and a.get("kind") for a in blind), "every answer needs fresh and kind"
+    assert not {a["id"] for a in blind} & {a["id"] for a in others}
+    fresh = {a["case"] for a in blind if a["fresh"]}
+    reused = {a["case"] for a in blind if not a["fresh"]}
+    assert not fresh & reused, fresh & reused
+    assert not fresh & {a["case"] for a in others}, fresh & {a["case"] for a in others}
+    assert len(fresh) >= 6
+    assert sum(a["fresh"] for a in blind) >= len(blind) / 2
+    for flag in (True, False):  # both scores the lead reports need correct and wrong answers
+        verdicts = Counter(a["expected"] for a in blind if a["fresh"] is flag)
+        assert verdicts["accept"] >= 10 and verdicts["reject"] >= 10, (flag, verdicts)
