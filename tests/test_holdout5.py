@@ -1,0 +1,95 @@
+"""Holdout-5 (issue 10): programs nobody tuned on, suite/holdout5.toml, captured on the H200 (2026-11-30) after
+their ground truth was committed (0a81600). The captures are checked against their sources first (the planted
+cause is in the data: SASS, registers, kernel times of the fixed twins), then the evidence engine is asserted
+against the ground truth as written. Where it does not hold, a strict xfail names what was measured; it fails
+the suite the day it starts to hold, so the record gets updated. The engine was not changed for these cases."""
+from __future__ import annotations
+
+import lzma
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import CAPTURES
+from kernel_profiler.analysis.engine import analyze
+from kernel_profiler.artifacts import load_paths
+
+CASES = {c["name"]: c for c in
+         tomllib.loads((Path(__file__).parent.parent / "suite" / "holdout5.toml").read_text())["case"]}
+TRUTH = [n for n, c in CASES.items() if "mechanism" in c]
+FIXES = [n for n, c in CASES.items() if c.get("fix_of")]
+
+# Measured on the first run of the unchanged engine over these captures (2026-11-30).
+MISSES: dict[str, str] = {
+    "h5_shuffle_rowsum":
+        "engine says memory/uncoalesced_global from the one 4-byte store per warp (4 useful bytes per store "
+        "sector); the loads are 4 sectors per request and the LSU pipe is 85.8% busy with the 32 SHFL per row "
+        "(DRAM 17.9%): the ground truth is the shuffle issue cost",
+    "h5_py_small_uploads":
+        "engine says host/host_sync: the bound is right and each pageable .to('cuda') does end in a "
+        "cudaStreamSynchronize (13312 in the nsys capture, ~5.9 us each), but most of the ~24 us per copy is "
+        "per-call host work around ~1 us copies; the ground truth names the per-call overhead (launch_overhead)",
+}
+FIX_MISSES: dict[str, str] = {
+    "h5_fp64_promotion_fixed":
+        "the a-priori expectation was wrong, not the engine: with float literals the XU pipe (the FP64 "
+        "conversions) drops from 93.8% to 0 and the kernel runs 9.9x faster, but it is still issue-bound "
+        "(204M warp instructions in 223 us ~ 89% of the issue slots, FFMA 65% of them, loop overhead the rest), "
+        "so instruction_bound stays the right id",
+}
+
+
+def _param(name: str, misses: dict[str, str]):
+    marks = [pytest.mark.xfail(reason=misses[name], strict=True)] if name in misses else []
+    return pytest.param(name, marks=marks, id=name)
+
+
+def _text(case: str, name: str) -> str:
+    return lzma.open(CAPTURES / case / f"{name}.xz", "rt").read()
+
+
+def _kernel_ns(captures, case: str) -> float:
+    (k,) = [k for k in load_paths([captures.path(case, "ncu.ncu-rep")]).kernel_profiles
+            if k.get("gpu__time_duration.sum")]
+    return k.get("gpu__time_duration.sum")
+
+
+def test_every_case_was_captured():
+    for name, c in CASES.items():
+        d = CAPTURES / name
+        assert (d / "nsys.sqlite.xz").exists(), name
+        if c.get("kernel"):
+            assert (d / "ncu.ncu-rep.xz").exists() and (d / "ncu_raw.csv.xz").exists(), name
+        if c["source"].endswith(".py"):
+            assert (d / "trace.json.gz").exists(), name
+        else:
+            assert (d / "sass.txt.xz").exists() and (d / "ptxas.log.xz").exists(), name
+
+
+@pytest.mark.parametrize("fixed", FIXES)
+def test_fixed_twin_runs_faster(captures, fixed):
+    """The planted cause costs time: each fixed twin's kernel (ncu duration) is at least 2x faster."""
+    assert _kernel_ns(captures, fixed) * 2 < _kernel_ns(captures, CASES[fixed]["fix_of"])
+
+
+def test_planted_causes_are_in_the_sass_and_registers():
+    slow, fixed = _text("h5_fp64_promotion", "sass.txt"), _text("h5_fp64_promotion_fixed", "sass.txt")
+    assert "F2F.F64.F32" in slow and "DFMA" in slow and "F2F.F64.F32" not in fixed and "DFMA" not in fixed
+    slow, fixed = _text("h5_shuffle_rowsum", "sass.txt"), _text("h5_shuffle_rowsum_fixed", "sass.txt")
+    assert slow.count("SHFL.IDX") >= 32 and "SHFL.BFLY" not in slow and "SHFL.IDX" not in fixed
+    assert "REG:177" in _text("h5_reg_occupancy", "res_usage.txt")
+    assert "REG:19 " in _text("h5_reg_occupancy_fixed", "res_usage.txt")
+
+
+@pytest.mark.parametrize("name", [_param(n, MISSES) for n in TRUTH])
+def test_holdout5_as_written(captures, name):
+    case = CASES[name]
+    d = analyze([captures.case_dir(name)])
+    assert (d.bound, d.mechanism) == (case["bound"], case["mechanism"]), d.bottleneck
+
+
+@pytest.mark.parametrize("name", [_param(n, FIX_MISSES) for n in FIXES])
+def test_fix_removes_the_planted_mechanism(captures, name):
+    d = analyze([captures.case_dir(name)])
+    assert d.mechanism != CASES[name]["expect_moved"], d.bottleneck
