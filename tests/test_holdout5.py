@@ -1,6 +1,7 @@
 """Holdout-5 (issue 10): programs nobody tuned on, suite/holdout5.toml, captured on the H200 (2026-11-30) after
-their ground truth was committed (0a81600). The captures are checked against their sources first (the planted
-cause is in the data: SASS, registers, kernel times of the fixed twins), then the evidence engine is asserted
+their ground truth was committed (97cd2a0, authored 20:23 UTC, before the first device call). The captures are
+checked against their sources first (the planted cause is in the data: SASS, registers, kernel times of the fixed
+twins), then the evidence engine is asserted
 against the ground truth as written. Where it does not hold, a strict xfail names what was measured; it fails
 the suite the day it starts to hold, so the record gets updated. The engine was not changed for these cases."""
 from __future__ import annotations
