@@ -5,7 +5,8 @@ later, blind (a development set since its one blind score); tests/data/adversari
 tests/data/adversarial_blind3 are two more blind sets over captures no earlier set uses (blind2 became a
 development set after its blind scores; blind3 is scored, never tuned on); tests/data/adversarial_blind4 is a
 blind set of half correct answers, most of them on six "fresh" cases no other set uses, the rest on reused cases
-(each answer says which with `fresh`).
+(each answer says which with `fresh`); tests/data/adversarial_blind5 is a blind set over the holdout-5 captures
+(suite/holdout5.toml), programs written and captured after the critic, that no other set uses.
 These tests check only that each set is complete and points at real captures; they never run the critic
 (bench/critic_score.py scores the sets, tests/test_critic_adversarial.py holds the ratchet on the first)."""
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 from conftest import CAPTURES, DATA
 
 MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2": 45, "adversarial_blind3": 45,
-               "adversarial_blind4": 60}
+               "adversarial_blind4": 60, "adversarial_blind5": 40}
 SETS = list(MIN_ANSWERS)
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
@@ -90,7 +91,7 @@ def test_holdout_is_disjoint_from_the_tuning_set():
     assert len(shared_cases) <= len({a["case"] for a in holdout}) // 2, shared_cases
 
 
-@pytest.mark.parametrize("name", ["adversarial_blind2", "adversarial_blind3"])
+@pytest.mark.parametrize("name", ["adversarial_blind2", "adversarial_blind3", "adversarial_blind5"])
 def test_a_blind_set_shares_no_case_or_id_with_the_sets_before_it(name):
     """A later blind set measures the critic on captures no earlier set uses."""
     blind = answers(name)
@@ -114,3 +115,17 @@ def test_blind4_fresh_cases_are_used_by_no_other_set():
     for flag in (True, False):  # both scores the lead reports need correct and wrong answers
         verdicts = Counter(a["expected"] for a in blind if a["fresh"] is flag)
         assert verdicts["accept"] >= 10 and verdicts["reject"] >= 10, (flag, verdicts)
+
+
+def test_blind5_json_answers_are_diagnoses_and_its_cases_are_holdout5():
+    """blind5's agent answers validate as `kernel-profiler schema`'s Diagnosis; its cases are the holdout-5 captures."""
+    from kernel_profiler.answer import Diagnosis
+
+    rows = answers("adversarial_blind5")
+    holdout5 = {c["name"] for c in tomllib.loads((DATA.parent.parent / "suite" / "holdout5.toml").read_text())["case"]}
+    assert {a["case"] for a in rows} == holdout5
+    assert all(a.get("kind") and a.get("style") for a in rows)
+    jsons = [a for a in rows if a["file"].endswith(".json")]
+    assert len(jsons) >= 10
+    for a in jsons:
+        Diagnosis.model_validate_json((DATA / "adversarial_blind5" / a["file"]).read_text())
