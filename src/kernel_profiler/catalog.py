@@ -53,6 +53,7 @@ class Entry:
     ncu_rules: tuple[str, ...] = ()
     sass: tuple[str, ...] = ()
     idle_cause: Optional[str] = None
+    not_words: Optional[re.Pattern] = None  # a clause with these names another thing ("__syncthreads": not the host)
 
     @property
     def bound(self) -> str:
@@ -78,10 +79,10 @@ _TIME = (r"gpu__time_duration|kernel (time|duration)|duration|runtime|\btime\b",
 
 def _e(id: str, bounds: str, label: str, scope: str, detector: str, signature: str, words: str,
        fixes: str | dict[str, str], *fix_metrics: tuple[str, str], ncu_rules: tuple[str, ...] = (),
-       sass: tuple[str, ...] = (), idle_cause: Optional[str] = None) -> Entry:
+       sass: tuple[str, ...] = (), idle_cause: Optional[str] = None, not_words: Optional[str] = None) -> Entry:
     return Entry(id, tuple(bounds.split()), label, scope, detector, signature, re.compile(words, re.I),
                  fixes if isinstance(fixes, dict) else {"": fixes}, tuple(fix_metrics) + (_TIME,), ncu_rules, sass,
-                 idle_cause)
+                 idle_cause, re.compile(not_words, re.I) if not_words else None)
 
 
 _MEM = "analysis.mechanisms.memory:"
@@ -95,7 +96,7 @@ _LIB = "`{kernel}` is a library kernel: fix it at the call site, not in the kern
 CATALOG: dict[str, Entry] = {e.id: e for e in [
     # ------------------------------------------------------------------ the program (timeline)
     _e("launch_overhead", "host", "launch overhead", "program", _T + "host_finding", "sig_idle_cause",
-       r"launch(es)? overhead|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
+       r"(launch|dispatch)(es)?([/ ]\w+)? overhead|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
        r"kernel launches",
        "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or one hand-written "
        "kernel), batch small tensors together, or capture the sequence in a CUDA graph.",
@@ -106,7 +107,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags in a device "
        "tensor), read them back every N steps or asynchronously (non_blocking copy into pinned memory plus an "
        "event), and only synchronize where the host truly needs the value.",
-       (r"idle|sync", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="host_sync"),
+       (r"idle|sync", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="host_sync",
+       not_words=r"__syncthreads|syncwarp|barrier|block[- ]level|warp[- ]level|(within|inside|of) (a|the|each) (thread )?block"),
     _e("host_work", "host", "host work", "program", _T + "host_finding", "sig_idle_cause",
        r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop)|host[- ]side (work|computation)|"
        r"host computation|host's own|own computation|host code|data preparation|preprocessing",
@@ -136,7 +138,9 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase")),
     # ------------------------------------------------------------------ one kernel (ncu), or a chain of them
     _e("uncoalesced_global", "memory", "uncoalesced global accesses", "kernel", _MEM + "detect_uncoalesced",
-       "sig_uncoalesced", r"uncoalesced|coalesc|scattered|strided (global )?access|sectors? per request",
+       "sig_uncoalesced",
+       r"uncoalesced|un-coalesced|non-?coalesced|poorly coalesced|(no|poor|bad|broken) coalescing|scattered|"
+       r"strided (global )?(access|load|store|read|write)|column-wise (access|load|read)|sectors? per request",
        {"": "Map consecutive threads to consecutive addresses: e.g. one warp or block per row with the threads "
             "striding over columns (float4 loads where aligned), or stage a tile through shared memory and transpose "
             "it there.",
@@ -162,7 +166,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"local|spill|LDL|STL", "decrease"), (r"dram__bytes", "decrease"),
        ncu_rules=("RegisterSpilling", "LocalMemorySpilling"), sass=("LDL", "STL")),
     _e("low_parallelism", "latency", "too few blocks", "kernel", _LAT + "detect_low_parallelism", "sig_low_parallelism",
-       r"too few blocks|parallelism|grid (is )?(too )?small|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
+       r"too few (blocks|programs|CTAs)|parallelism|grid (is )?((far|much|way) )?(too )?small|SMs (never|don't|do not) get|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
        r"blocks? on an? \d+-SM|block grid on an? \d+-SM|SMs (have nothing|have no work|get no block|sit idle|are idle)|"
        r"partial wave|less than one wave",
        {"": "Launch at least one full wave, ideally several blocks per SM: grid >= {min_grid:.0f} (e.g. 2-8 x SM "

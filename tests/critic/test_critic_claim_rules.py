@@ -8,7 +8,7 @@ from __future__ import annotations
 from critic_case import answer, case  # noqa: F401 (the fixture)
 
 from kernel_profiler.answer import Answer
-from kernel_profiler.critic.checks import claimed_mechanism
+from kernel_profiler.critic.claim import claimed_mechanism
 
 DRAM = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 

@@ -53,3 +53,36 @@ def test_a_near_peak_fix_may_reduce_the_work_it_moves(case):
     assert ok.verdict == "accept", ok.reasons
     bad = c.critique(vec_copy(c, "up"))
     assert bad.verdict == "reject" and any("DRAM bytes" in r for r in bad.reasons), bad.reasons
+
+
+# ----------------------------------------------------------------------------- fixes.py: what makes a fix wrong
+def test_a_real_metric_that_is_not_the_mechanisms_own_is_judged_by_its_direction(case):
+    c = case("ho_strided_store")
+    ok = c.critique(transpose(c, "Transpose through a padded shared-memory tile so the stores are row-contiguous. "
+                                 "Expect `gpu__dram_throughput` to go up and kernel time to fall about 3x."))
+    assert ok.verdict == "accept", ok.reasons
+    bad = c.critique(transpose(c, "Transpose through a padded shared-memory tile so the stores are row-contiguous. "
+                                  "Expect `gpu__dram_throughput` to go down and kernel time to fall about 3x."))
+    assert not bad.checks["fix"] and any("other way" in r for r in bad.reasons), bad.reasons
+
+
+def test_a_launch_setting_or_another_resource_is_not_what_a_fix_of_the_cause_moves(case):
+    c = case("ho_strided_store")
+    setting = c.critique(transpose(c, "Launch twice the blocks: `launch__grid_size` should go up from 4096 to 8192."))
+    assert not setting.checks["fix"] and any("setting" in r for r in setting.reasons), setting.reasons
+    instructions = c.critique(transpose(c, "Store float4 values: `smsp__inst_executed.sum` should go down about 4x."))
+    assert not instructions.checks["fix"] and any("measures compute" in r for r in instructions.reasons), \
+        instructions.reasons
+    ok = c.critique(transpose(c, "Transpose through a padded shared-memory tile: store sectors per request "
+                                 "{spr:.0f} → 4."))
+    assert ok.verdict == "accept", ok.reasons
+
+
+def test_an_arrow_states_the_direction(case):
+    c = case("ho_strided_store")
+    ok = c.critique(transpose(c, "Transpose through a padded shared-memory tile. Bytes per sector for stores go "
+                                 "4 → 32, and the store sectors drop about 8x."))
+    assert ok.checks["fix"], ok.reasons
+    bad = c.critique(transpose(c, "Transpose through a padded shared-memory tile. Bytes per sector for stores go "
+                                  "32 → 4, and the store sectors drop about 8x."))
+    assert not bad.checks["fix"], bad.reasons

@@ -8,7 +8,7 @@
   not_a_dump   a list of counters without such a chain is not an answer
   signature    the claimed mechanism's signature is present in the captures (catalog.py, signatures.py)
   bound        the bound agrees with the timeline's steady-state verdict and with the kernel's memory throughput
-  fix          the fix names a metric of the mechanism, moving toward the roofline, by a size the gap allows
+  fix          the fix names a real metric moving toward the roofline, by a size the gap allows (fixes.py)
   replay_time  no ncu (replayed, serialized) kernel duration is quoted as program/step time
   ceilings     no achieved rate above its ceiling
   near_peak    a kernel at its roofline is not given an invented problem
@@ -25,13 +25,15 @@ from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
 from ..signatures import Measured
 from .answer import Answer, NumberAudit
 from .arithmetic import wrong_arithmetic
+from .claim import claimed_mechanism
+from .fixes import check_fix, subject
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain, metric_values
 from .concepts import metric_concepts, unit_concepts
 from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_bound, match_derived,
                     match_facts, number_use, sentence_concepts)
 from .stride import match_stride
-from .unverified import bound_metric, contradiction, hedged, ruled_out
+from .unverified import bound_metric, contradiction, hedged
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
@@ -61,22 +63,6 @@ class Context:
             [("evidence", e.meaning, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]
 
 
-GENERIC = catalog.GENERIC_CLAIMS  # claimed only when no specific mechanism is named (bound words)
-
-
-def claimed_mechanism(a: Answer) -> Optional[str]:
-    """The mechanism the answer blames: its `mechanism` id, else the first catalogued cause its bottleneck (then its
-    mechanism) names in a clause that asserts it ("bank conflicts are gone" or "rather than uncoalesced access"
-    names a cause to rule it out, not to blame it)."""
-    if a.mechanism:
-        return a.mechanism
-    for text in (a.bottleneck, a.explanation):
-        plain = scrub(text or "")
-        hits = [(i in GENERIC, m.start(), i) for i, e in CATALOG.items() for m in e.words.finditer(plain)
-                if not ruled_out(plain, m.start(), m.end())]
-        if hits:
-            return min(hits)[2]
-    return None
 
 
 # ----------------------------------------------------------------------------- form
@@ -249,17 +235,11 @@ def _measured(c: Context, key: Optional[str]) -> Measured:
                     program={m: fs[0].value for m, fs in f.by_metric.items() if fs and fs[0].kernel is None})
 
 
-def _subject(c: Context) -> Optional[str]:
-    """The profiled kernel the answer is about."""
-    prim = [k for k in c.scope.primary if k in c.facts.profiles]
-    return prim[0] if prim else (next(iter(c.scope.primary)) if c.scope.primary else None)
-
-
 def check_signature(c: Context) -> list[str]:
     mid = c.claimed
     if mid is None or mid not in CATALOG:
         return []
-    key = _subject(c) if CATALOG[mid].scope == "kernel" else None
+    key = subject(c) if CATALOG[mid].scope == "kernel" else None
     status, txt = signatures.check(mid, _measured(c, key))
     c.signature = f"{mid}: {status}" + (f" ({txt})" if txt else "")
     if status == signatures.ABSENT:
@@ -328,7 +308,7 @@ MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0  # below: DRAM is not what limits
 def _kernel_bound(c: Context, b: str) -> list[str]:
     """A kernel called memory-bound must move DRAM at a real fraction of its peak; one called compute- or
     latency-bound must not be streaming DRAM near its peak."""
-    key = _subject(c)
+    key = subject(c)
     fs = c.facts.named(DRAM_PCT, key) if key else []
     if not fs or b not in ("memory", "compute", "latency"):
         return []
@@ -341,57 +321,6 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
     if b in ("compute", "latency") and pct >= MEMORY_LIMITS_PCT:
         return [f"The answer calls {who} {b}-bound, but it moves DRAM at {pct:.1f}% of peak ({DRAM_PCT}): "
                 f"memory bandwidth is the limit."]
-    return []
-
-
-# ----------------------------------------------------------------------------- fix
-_SPEEDUP = re.compile(r"(\d+(?:\.\d+)?)\s?(?:x|×)\s*(?:faster|speed-?up|shorter|less time|lower (?:kernel |step )?time)|"
-                      r"(?:speed-?up|faster|time (?:down|drops?|falls?)) (?:by|of) (?:up to |about |~)*(\d+(?:\.\d+)?)\s?(?:x|×)",
-                      re.I)
-
-
-def check_fix(c: Context) -> list[str]:
-    a = c.answer
-    if not a.fix_text.strip():
-        return []
-    out = []
-    fix_metric, fix_direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
-    if not (fix_metric or "").strip():
-        out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
-    if fix_direction not in ("increase", "decrease"):
-        out.append("The fix gives no direction: say whether the metric should increase or decrease, and by about how much.")
-    e = CATALOG.get(c.claimed or "")
-    if out or e is None:
-        return out
-    metric = fix_metric or ""
-    hit = next(((p, d) for p, d in e.fix_metrics if re.search(p, metric, re.I)), None)
-    if hit is None:
-        wanted = ", ".join(sorted({p.split("|")[0] for p, _ in e.fix_metrics}))
-        out.append(f"The fix's metric '{metric}' does not measure {e.id.replace('_', ' ')}: name one the change moves "
-                   f"({wanted}).")
-    elif hit[1] != fix_direction:
-        out.append(f"The fix says '{metric}' will {fix_direction}, but fixing {e.id.replace('_', ' ')} moves it the "
-                   f"other way ({hit[1]}), toward the roofline.")
-    out += _fix_size(c)
-    return out
-
-
-def _fix_size(c: Context) -> list[str]:
-    m = _SPEEDUP.search(c.answer.fix_text)
-    if not m:
-        return []
-    factor = float(m.group(1) or m.group(2))
-    key = _subject(c)
-    r = c.facts.rooflines.get(key) if key else None
-    s = c.facts.timeline
-    if c.claimed in catalog.HOST_MECHANISMS and s is not None and s.busy_fraction > 0:
-        limit, what = 1 / s.busy_fraction, f"the GPU is already busy {s.busy_fraction:.0%} of the window"
-    elif r is not None and c.claimed != "no_tensor_cores":
-        limit, what = max(r.gap, r.stated_gap), f"the kernel runs {r.stated_gap:.1f}x its roofline floor"
-    else:
-        return []
-    if factor > limit * 1.5 + 0.5:
-        return [f"The fix promises {factor:g}x, but {what}: removing the whole gap gives at most ~{limit:.1f}x."]
     return []
 
 

@@ -266,17 +266,27 @@ _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
                            r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
+# an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
+# "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
+_OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time|duration|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
+                      r"utili[sz]ation|occupancy|launches|idle(?: time)?)(?: per (?:step|op|launch|call|iteration))?)\b",
+                      re.I)
 
 
 def _clause_direction(clause: str) -> Optional[str]:
-    ft = _FROM_TO.search(clause)
-    if ft and float(ft.group(1)) != float(ft.group(2)):
-        return "increase" if float(ft.group(2)) > float(ft.group(1)) else "decrease"
+    """The direction the clause states first: a move from one value to another, or a direction word."""
+    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and float(m.group(1)) != float(m.group(2))]
     d = _DIR_RE.search(clause)
-    return _DIR_WORDS[d.group(1).lower()] if d else None
+    first = min(moves + ([d] if d else []), key=lambda m: m.start(), default=None)
+    if first is None:
+        return None
+    if first is d:
+        return _DIR_WORDS[d.group(1).lower()]
+    return "increase" if float(first.group(2)) > float(first.group(1)) else "decrease"
 
 
 _FROM_TO = re.compile(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", re.I)
+_ARROW = re.compile(r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)")
 
 
 def _stated_move(plain: str) -> Optional[tuple[str, str]]:
@@ -285,6 +295,9 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
     fix predicts ("expect sectors per request to go down from 32 to 4")."""
     found = [(m, m.group(0).replace(" ", "")) for m in METRIC_TOKEN.finditer(plain)] + \
             [(m, m.group(1)) for m in _NAMED_METRIC.finditer(plain)]
+    named = [m.span() for m, _ in found]
+    found += [(m, m.group(1).strip()) for m in _OUTCOME.finditer(plain)
+              if not any(a < m.end() and m.start() < b for a, b in named)]
     starts = sorted(m.start() for m, _ in found)
     for m, name in found:
         nxt = [x for x in starts if x > m.start()] + [x.start() + m.end() for x in [re.search(r"[.;](\s|$)", plain[m.end():])] if x]

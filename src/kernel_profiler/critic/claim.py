@@ -1,0 +1,131 @@
+"""What an answer claims: the cause it ASSERTS as the limiter, not the first catalogue word it happens to use.
+
+An answer names many causes: the one it blames, the ones it rules out ("the bank conflicts are gone"), the good
+state a fix left ("loads are now coalesced"), the road not taken ("rather than uncoalesced access"), and the
+ceilings it compares with ("near the tensor-core roof"). The claim is read in three steps, bottleneck first:
+
+  1. the JSON `mechanism` id, when the answer gives one;
+  2. in the bottleneck, a catalogued cause in a clause that ASSERTS it as the limiter (`ASSERT`: "limited by X",
+     "X-bound", "stalls on X", "dominated by X", "X is the bottleneck", "because of X", "X limits it"); else a
+     done/near-peak statement ("at its roofline", "nothing left", "leave it", "within N% of its floor") claims
+     near_peak; else a catalogued cause the bottleneck names in a clause that does not rule it out;
+  3. in the mechanism, only an asserted cause (or a near-peak statement): a cause the mechanism merely mentions
+     while explaining something else is not the claim.
+
+A cause in a clause that rules it out (negation, gone, fixed, rather than, ...: unverified.ruled_out), or that
+only qualifies a ceiling ("near the FMA ceiling", "at the DRAM roofline"), or that the entry's `not_words` say
+is another thing (a block's `__syncthreads` is not host synchronization) is never the claim. A specific cause
+wins over a generic one (catalog.GENERIC_CLAIMS: "instruction-bound", "transfer-bound").
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..answer import Answer
+from ..catalog import CATALOG, GENERIC_CLAIMS
+from .numbers import scrub
+from .unverified import ruled_out
+
+# words that assert what limits the program, before the cause ("limited by X") or after it ("X limits it")
+_ASSERT_BEFORE = re.compile(
+    r"\b(?:limited|bound|dominated|slowed(?: down)?|throttled|capped|gated|held back|starved|bottlenecked|governed|"
+    r"set|dictated) (?:by|on)\b|-bound\b|\bbound\b|\bbottleneck(?:ed)?\b|\blimiter\b|\b(?:stall|wait)(?:s|ing|ed)? "
+    r"(?:on|for)\b|\bbecause(?: of)?\b|\bdue to\b|\bcaused by\b|\bcomes? from\b|\bsuffers? from\b|"
+    r"\bspends?\b|\bcosts?\b|\bis\b|\bare\b", re.I)
+_ASSERT_AFTER = re.compile(
+    r"^[^.;:]{0,60}?\b(?:limits?|costs?|dominates?|serializ\w+|stalls?|starves?|throttles?|caps?|"
+    r"is (?:the|what) (?:bottleneck|limiter|limit|cost|problem|cause)|sets? the time|explains?)\b", re.I)
+# a statement that the kernel (or program) is done: at its roofline, nothing left to gain, leave it
+DONE = re.compile(
+    r"\bnear[- ]peak\b|\bis done\b|^\s*done\b|[.;:—–-]\s*done\b|\bnothing (?:left )?(?:to|worth) (?:gain|fix|win)\w*|"
+    r"\bnothing (?:left|more) to\b|\bnone worth fixing\b|\bno (?:headroom|gap) left\b|"
+    r"\bleave (?:it|this|that|the|[\w`]+)(?: [\w`()-]+){0,3}? (?:alone|as it is|untouched|unchanged)\b|"
+    r"\bleave (?:it|the kernel|this kernel)\b|^\s*leave\b|[.;:—–]\s*leave\b|"
+    r"\b(?:at|on|near|close to|within [^.;:]{0,25}? of) (?:its|the|that|this) ([\w./-]+ ){0,3}?"
+    r"(?:roofline|roof|ceiling|peak|floor|limit)\b", re.I)
+# words inside a done statement that name the ceiling, not a cause ("near the tensor-core roof")
+_CEILING_PHRASE = re.compile(r"\b(?:at|on|near|close to|within [^.;:]{0,25}? of) (?:its|the|that|this) "
+                             r"([\w./-]+ ){0,3}?(?:roofline|roof|ceiling|peak|floor|limit)\b", re.I)
+_CLAUSE = re.compile(r"[;:()\[\]]|[.!?](?=\s|$)|\s[—–]\s|,\s(?:and|but|while|whereas|so|which)\s|\s(?:but|while|whereas)\s",
+                     re.I)
+
+
+_NAMES = re.compile(r"\b\w+_\w*")  # identifiers (`fused_chain`, `histogram_atomic`) name code, not causes
+_ALREADY = re.compile(r"\balready\b", re.I)  # "the fusion already cut the traffic": a state reached, not a cause
+
+
+def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+    a = max([0] + [m.end() for m in _CLAUSE.finditer(text, 0, start)])
+    m = _CLAUSE.search(text, end)
+    return a, (m.start() if m else len(text))
+
+
+def _done(text: str) -> bool:
+    """Whether the text says the kernel/program is done (at its ceiling), in a clause that does not negate it."""
+    for m in DONE.finditer(text):
+        a, b = _clause_span(text, m.start(), m.end())
+        clause = text[a:b]
+        if re.search(r"\b(not|never|far from|no longer|isn't|is not|nowhere near|away from)\b", clause, re.I):
+            continue
+        if re.search(r"\b(would|could|if|until|once)\b", text[a:m.start()], re.I):
+            continue  # the road not taken: "it would be at its roofline if ..."
+        return True
+    return False
+
+
+def _hits(text: str, raw: str) -> list[tuple[int, int, str]]:
+    """(start, end, id) of every catalogued cause the text names in a clause that may claim it (`raw`: the text
+    before scrubbing, same positions, where identifiers such as `__syncthreads` are still readable)."""
+    out = []
+    ceilings = [m.span() for m in _CEILING_PHRASE.finditer(text)]
+    for i, e in CATALOG.items():
+        for m in e.words.finditer(text):
+            a, b = _clause_span(text, m.start(), m.end())
+            if ruled_out(text, m.start(), m.end()) or _ALREADY.search(text[a:m.start()] + " " + text[m.end():b]):
+                continue
+            if any(a <= m.start() < b for a, b in ceilings):
+                continue  # "near the FMA ceiling": the ceiling, not a cause
+            if e.not_words is not None and e.not_words.search(raw[a:b]):
+                continue
+            out.append((m.start(), m.end(), i))
+    return sorted(out)
+
+
+def _asserted(text: str, start: int, end: int, copula: bool = True) -> bool:
+    """Whether the cause at text[start:end] is asserted as the limiter: an assertion word before it in its clause,
+    or a verb of limiting after it in its sentence ("X, which costs ...", "X limits it"), or it is a bound itself."""
+    a, _ = _clause_span(text, start, end)
+    stop = re.search(r"[.;!?](\s|$)", text[end:])
+    before = [m for m in _ASSERT_BEFORE.finditer(text[a:start][-60:]) if copula or m.group(0).lower() not in ("is", "are")]
+    return bool(re.search(r"bound\b", text[start:end + 8]) or before or
+                _ASSERT_AFTER.search(text[end:end + stop.start() if stop else len(text)]))
+
+
+def _pick(hits: list[tuple[int, int, str]]) -> Optional[str]:
+    """A specific cause before a generic one, then the first named."""
+    return min(((i in GENERIC_CLAIMS, s, i) for s, _, i in hits), default=(None, None, None))[2]
+
+
+def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
+    """The cause `text` asserts (see the module doc); with `mentions` (the bottleneck), a cause it only names counts
+    last and "X is Y" asserts Y; without (the mechanism), only a verb of limiting asserts."""
+    plain = _NAMES.sub(lambda m: " " * len(m.group(0)), scrub(text or ""))
+    hits = _hits(plain, text or "")
+    strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions)]
+    specific = [h for h in strong if h[2] not in GENERIC_CLAIMS]
+    if specific:
+        return _pick(specific)
+    if _done(plain):
+        return "near_peak"
+    if mentions and any(h[2] not in GENERIC_CLAIMS for h in hits):
+        return _pick(hits)  # "transfer-bound: a pageable copy per step": the mention refines the generic bound
+    return _pick(strong) or (_pick(hits) if mentions else None)
+
+
+def claimed_mechanism(a: Answer) -> Optional[str]:
+    """The mechanism the answer blames: its `mechanism` id, else the cause its bottleneck asserts (or names), else the
+    cause its mechanism asserts."""
+    if a.mechanism:
+        return a.mechanism
+    return asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False)

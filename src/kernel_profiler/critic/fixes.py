@@ -1,0 +1,136 @@
+"""The fix check: the metric a fix names must move, in the direction it says, toward the roofline.
+
+A fix is wrong when it names no metric or no direction, when its metric moves the wrong way for the claimed
+mechanism (the catalog's own `fix_metrics`, else the metric's kind: a rate rises toward the roofline, a cost
+falls), when the metric measures a resource the claim says is not the limit (instructions for a memory-bound
+cause, DRAM bytes for a compute-bound one), when it is a launch setting the change makes rather than an
+effect of fixing the cause (`launch__registers_per_thread` for local-memory traffic), when it is nothing the
+captures measure, or when the size it promises is more than the gap allows. Any other real metric (one the
+captures hold, or a plain outcome: kernel/step/wall time, busy fraction, throughput, bytes) is accepted even
+when it is not the mechanism's own: a true fix may be measured in more than one way.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Optional
+
+from .. import catalog
+from ..catalog import CATALOG
+from .numbers import METRIC_TOKEN
+
+if TYPE_CHECKING:
+    from .checks import Context
+
+# the kinds of metric, first match wins: (pattern, direction toward the roofline)
+_RATE = re.compile(r"bytes?[ _]per[ _]sector|useful bytes|per[_ ]second|/s\b|bandwidth|throughput|utili[sz]|busy|"
+                   r"active|occupancy|issue|\bipc\b|efficien|hit[ _]rate|threads?[ _]per[ _]inst|thread_inst_executed_per|clock|flops?/s|"
+                   r"tflop|speed|pct_of_peak|% of (?:the )?peak|fraction of peak|sol\b", re.I)
+_COST = re.compile(r"time|duration|latency|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
+                   r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|cop(?:y|ies)|"
+                   r"passes|atom|_red\b|divergen", re.I)
+# a setting of the launch or the build: the change itself, not a measured effect of it
+_SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ _]thread|threads per block|"
+                      r"shared memory per block|\bBLOCK\b|num_warps|maxrregcount", re.I)
+# the resource a metric measures (a memory-bound cause is not fixed by fewer instructions, and the reverse)
+_RESOURCE = {"compute": re.compile(r"inst|issue|pipe|flop|fma|tensor|\bipc\b", re.I),
+             "memory": re.compile(r"dram|bytes|sector|\bl2\b|lts__|l1tex|traffic|hit[ _]rate|memory throughput", re.I)}
+_SPEEDUP = re.compile(r"(\d+(?:\.\d+)?)\s?(?:x|×)\s*(?:faster|speed-?up|shorter|less time|lower (?:kernel |step )?time)|"
+                      r"(?:speed-?up|faster|time (?:down|drops?|falls?)) (?:by|of) (?:up to |about |~)*(\d+(?:\.\d+)?)\s?(?:x|×)",
+                      re.I)
+
+
+def metric_direction(metric: str) -> Optional[str]:
+    """The way a metric moves toward the roofline by its kind (a rate rises, a cost falls); None for neither."""
+    if _RATE.search(metric):
+        return "increase"
+    if _COST.search(metric):
+        return "decrease"
+    return None
+
+
+def _resource(metric: str) -> Optional[str]:
+    hits = [r for r, p in _RESOURCE.items() if p.search(metric)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _real(c: "Context", metric: str) -> bool:
+    """A metric the captures hold, a profiler metric name, or a plain outcome (its kind is known)."""
+    token = METRIC_TOKEN.search(metric.replace("`", " "))
+    return bool(token or metric in c.facts.by_metric or metric_direction(metric))
+
+
+_LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as)", re.I)
+
+
+def _at_roofline(c: "Context") -> bool:
+    """The answer claims near_peak and the captures agree: its kernel runs within NEAR_PEAK_GAP of its floor."""
+    key = subject(c)
+    r = c.facts.rooflines.get(key) if key else None
+    return c.claimed == "near_peak" and r is not None and r.stated_gap <= catalog.NEAR_PEAK_GAP
+
+
+def subject(c: "Context") -> Optional[str]:
+    """The profiled kernel the answer is about."""
+    prim = [k for k in c.scope.primary if k in c.facts.profiles]
+    return prim[0] if prim else (next(iter(c.scope.primary)) if c.scope.primary else None)
+
+
+def check_fix(c: "Context") -> list[str]:
+    a = c.answer
+    if not a.fix_text.strip():
+        return []
+    out = []
+    metric, direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
+    metric = (metric or "").strip()
+    if not metric and _at_roofline(c) and _LEAVE.search(a.fix_text):
+        return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move
+    if not metric:
+        out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
+    if direction not in ("increase", "decrease"):
+        out.append("The fix gives no direction: say whether the metric should increase or decrease, and by about how much.")
+    if out:
+        return out
+    e = CATALOG.get(c.claimed or "")
+    what = e.id.replace("_", " ") if e is not None else "the cause it names"
+    own = next(((p, d) for p, d in e.fix_metrics if re.search(p, metric, re.I)), None) if e is not None else None
+    if own is not None:
+        if own[1] != direction:
+            out.append(f"The fix says '{metric}' will {direction}, but fixing {what} moves it the other way "
+                       f"({own[1]}), toward the roofline.")
+    elif _SETTING.search(metric):
+        if e is not None and e.id != "near_peak":
+            out.append(f"The fix's metric '{metric}' is a setting of the launch or the build, the change itself, not "
+                       f"a measured effect of fixing {what}: name what it moves (kernel time, the cause's counter).")
+    elif not _real(c, metric):
+        out.append(f"The fix's metric '{metric}' is nothing the captures measure: name a measured metric (kernel or "
+                   f"step time, GPU busy fraction, a profiler counter).")
+    else:
+        toward = metric_direction(metric)
+        if toward is not None and toward != direction:
+            out.append(f"The fix says '{metric}' will {direction}, but toward the roofline it moves the other way "
+                       f"({toward}): a fix of {what} cannot make it {'fall' if toward == 'increase' else 'rise'}.")
+        elif e is not None and _resource(metric) is not None:
+            bounds = set(e.bounds) & {"memory", "compute"}
+            if len(bounds) == 1 and _resource(metric) not in bounds and "near_peak" not in e.bounds:
+                out.append(f"The fix's metric '{metric}' measures {_resource(metric)}, but the answer says "
+                           f"{what} ({bounds.pop()}-bound) is the limit: moving it does not move the kernel's time.")
+    return out + _fix_size(c)
+
+
+def _fix_size(c: "Context") -> list[str]:
+    m = _SPEEDUP.search(c.answer.fix_text)
+    if not m:
+        return []
+    factor = float(m.group(1) or m.group(2))
+    key = subject(c)
+    r = c.facts.rooflines.get(key) if key else None
+    s = c.facts.timeline
+    if c.claimed in catalog.HOST_MECHANISMS and s is not None and s.busy_fraction > 0:
+        limit, what = 1 / s.busy_fraction, f"the GPU is already busy {s.busy_fraction:.0%} of the window"
+    elif r is not None and c.claimed != "no_tensor_cores":
+        limit, what = max(r.gap, r.stated_gap), f"the kernel runs {r.stated_gap:.1f}x its roofline floor"
+    else:
+        return []
+    if factor > limit * 1.5 + 0.5:
+        return [f"The fix promises {factor:g}x, but {what}: removing the whole gap gives at most ~{limit:.1f}x."]
+    return []

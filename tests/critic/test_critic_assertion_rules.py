@@ -1,0 +1,85 @@
+"""What an answer claims is the cause it asserts (critic/claim.py), on real H200 captures, each with a twin that
+must be rejected: a good state a fix left ("loads are now coalesced") and a block's barrier are not claims of
+uncoalesced access or host synchronization; a kernel near its roofline that the answer leaves alone claims
+near_peak (the ceiling it names, "the tensor-core roof", is not a cause), and needs no metric to move only when
+the captures put it at its roofline."""
+from __future__ import annotations
+
+from critic_case import answer, case  # noqa: F401 (the fixture)
+
+from kernel_profiler.answer import Answer
+from kernel_profiler.critic.claim import claimed_mechanism
+
+DRAM = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+DUR = "gpu__time_duration.sum"
+
+
+def _transpose_fixed(c, bottleneck: str, fix: str = "") -> str:
+    m, gap = c.metrics("transpose_tile"), c.dg.roofline.stated_gap
+    return answer(
+        bottleneck.format(dram=m[DRAM], gap=gap),
+        [f"DRAM throughput {m[DRAM]:.1f}% of peak (`{DRAM}`, ncu.ncu-rep)",
+         f"kernel duration {m[DUR] / 1e3:.1f} us (`{DUR}`, ncu.ncu-rep)"],
+        "Each tile is read by rows and written by rows, so every warp access fills whole sectors; the kernel moves "
+        f"its bytes once and runs {gap:.2f}x its DRAM floor because each block waits at its barrier between the tile "
+        "load and the store, which leaves fewer loads in flight.",
+        fix or "Keep the layout; give each thread more independent loads (two tiles per block). `gpu__dram_throughput` "
+               "should increase toward 85%, kernel time down about 1.2x.")
+
+
+def test_a_fixed_state_and_a_block_barrier_are_not_the_claim(case):
+    c = case("cu_transpose_fixed")
+    ok = c.critique(_transpose_fixed(
+        c, "`transpose_tile` is DRAM-bound at {dram:.1f}% of peak, {gap:.2f}x its memory floor; its global loads and "
+           "stores are now coalesced and the padded tile has no bank conflicts, so what remains is the latency "
+           "around the block-level synchronization of each tile."))
+    assert ok.verdict == "accept", ok.reasons
+    assert ok.mechanism not in ("uncoalesced_global", "host_sync", "shared_bank_conflict"), ok.mechanism
+    uncoalesced = c.critique(_transpose_fixed(c, "`transpose_tile` is limited by uncoalesced global loads."))
+    assert uncoalesced.verdict == "reject" and not uncoalesced.checks["signature"], uncoalesced.reasons
+    host = c.critique(_transpose_fixed(c, "The GPU idles while the host synchronizes with the device after every "
+                                          "launch."))
+    assert host.mechanism == "host_sync" and host.verdict == "reject", (host.mechanism, host.reasons)
+
+
+def _gemm(c, bottleneck: str, fix: str) -> str:
+    m, gap = c.metrics("nvjet"), c.dg.roofline.stated_gap
+    return answer(
+        bottleneck.format(gap=gap),
+        [f"kernel duration {m[DUR] / 1e6:.3f} ms (`{DUR}`, ncu.ncu-rep)",
+         f"duration / roofline floor = {gap:.2f} (ncu.ncu-rep)"],
+        f"The product's FLOPs over the bf16 tensor-core peak set its floor and the kernel takes {gap:.2f}x that, so "
+        "the tensor pipes are busy almost every cycle: the math itself is what limits it.", fix)
+
+
+def test_a_kernel_left_alone_at_its_roofline_claims_near_peak(case):
+    c = case("ot_py_gemm_bf16")
+    done = c.critique(_gemm(c, "None in the GEMM: the cuBLAS bf16 kernel runs near the tensor-core roof, {gap:.2f}x "
+                               "its floor. Leave it.", "No kernel change: look at the next-largest cost on the timeline."))
+    assert done.mechanism == "near_peak" and done.verdict == "accept", (done.mechanism, done.reasons)
+    off = c.critique(_gemm(c, "The GEMM runs its math off the tensor cores.", "Enable tensor cores: the tensor pipe "
+                                                                              "activity should increase."))
+    assert off.mechanism == "no_tensor_cores" and not off.checks["signature"], off.reasons
+
+
+def test_leave_it_needs_no_metric_only_at_the_roofline(case):
+    c = case("cu_transpose_fixed")  # 1.34x its floor: not at the roofline, a fix must still say what moves
+    assert c.dg.roofline.stated_gap > 1.25
+    v = c.critique(_transpose_fixed(c, "`transpose_tile` is done: it is close to its roofline. Leave it.",
+                                    fix="Leave it; nothing worth fixing."))
+    assert not v.checks["fix"] and any("names no metric" in r for r in v.reasons), v.reasons
+
+
+def test_an_asserted_cause_outranks_a_mention():
+    def claim(b: str, m: str = "") -> str | None:
+        return claimed_mechanism(Answer(bottleneck=b, explanation=m, fix=None))
+
+    assert claim("`saxpy_grid_stride` launches only 16 blocks on a 132-SM GPU: 116 SMs have nothing to do.") \
+        == "low_parallelism"
+    assert claim("The step is transfer-bound: a 128 MiB pageable host-to-device copy per step.") == "pageable_transfer"
+    # a cause the mechanism only mentions while explaining another is not the claim
+    assert claim("The histogram is memory-latency-bound: each thread keeps one 4-byte load in flight.",
+                 "Atomics now go to shared memory per block, and the scalar loads leave DRAM at half its bandwidth.") \
+        is None
+    assert claim("The histogram is slow.", "The kernel is limited by contended global atomics on a few bins.") \
+        == "atomic_contention"
