@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 _RATE = re.compile(r"bytes?[ _]per[ _]sector|useful bytes|per[_ ]second|/s\b|bandwidth|throughput|utili[sz]|busy|"
                    r"active|occupancy|issue|\bipc\b|efficien|hit[ _]rate|threads?[ _]per[ _]inst|thread_inst_executed_per|clock|flops?/s|"
                    r"tflop|speed|pct_of_peak|% of (?:the )?peak|fraction of peak|sol\b", re.I)
-_COST = re.compile(r"time|duration|latency|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
+_COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
                    r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|cop(?:y|ies)|"
                    r"passes|atom|_red\b|divergen", re.I)
 # a setting of the launch or the build: the change itself, not a measured effect of it
@@ -37,6 +37,9 @@ _RESOURCE = {"compute": re.compile(r"inst|issue|pipe|flop|fma|tensor|\bipc\b", r
 _SPEEDUP = re.compile(r"(\d+(?:\.\d+)?)\s?(?:x|×)\s*(?:faster|speed-?up|shorter|less time|lower (?:kernel |step )?time)|"
                       r"(?:speed-?up|faster|time (?:down|drops?|falls?)) (?:by|of) (?:up to |about |~)*(\d+(?:\.\d+)?)\s?(?:x|×)",
                       re.I)
+
+
+_ENGINE_NAME = re.compile(r"(?:multirank|timeline|telemetry|rank|derived|sass|device|nvtx)\.\w")  # kernel-profiler's own
 
 
 def metric_direction(metric: str) -> Optional[str]:
@@ -55,7 +58,7 @@ def _resource(metric: str) -> Optional[str]:
 
 def _real(c: "Context", metric: str) -> bool:
     """A metric the captures hold, a profiler metric name, or a plain outcome (its kind is known)."""
-    token = METRIC_TOKEN.search(metric.replace("`", " "))
+    token = METRIC_TOKEN.search(metric.replace("`", " ")) or _ENGINE_NAME.match(metric)
     return bool(token or metric in c.facts.by_metric or metric_direction(metric))
 
 
