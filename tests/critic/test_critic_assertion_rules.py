@@ -83,3 +83,25 @@ def test_an_asserted_cause_outranks_a_mention():
         is None
     assert claim("The histogram is slow.", "The kernel is limited by contended global atomics on a few bins.") \
         == "atomic_contention"
+
+
+def _vec_copy(c, mechanism: str) -> str:
+    r = c.dg.roofline
+    return answer(
+        "`scale_vec4` is done: it streams at its DRAM roofline; leave it alone.",
+        [f"kernel duration {r.duration_ns / 1e3:.1f} us (`{DUR}`, ncu.ncu-rep)",
+         f"DRAM throughput {c.metrics('scale_vec4')[DRAM]:.1f}% of peak (`{DRAM}`, ncu.ncu-rep)"],
+        mechanism.format(gb=r.dram_bytes / 1e9, bw=r.peak_bandwidth / 1e12, floor=r.floor_ns / 1e3,
+                         dur=r.duration_ns / 1e3, gap=r.gap),
+        "Leave the kernel alone; store the data as bf16 to move fewer bytes: `dram__bytes` should decrease about 2x.")
+
+
+def test_a_number_related_to_its_ceiling_is_a_causal_chain_and_a_list_is_not(case):
+    c = case("cu_vec_copy")
+    ok = c.critique(_vec_copy(c, "A scale reads and writes each element once: {gb:.3f} GB at the {bw:.2f} TB/s DRAM "
+                                 "peak is a floor of {floor:.1f} us, and the kernel takes {dur:.1f} us, {gap:.2f}x the "
+                                 "floor."))
+    assert ok.checks["mechanism"] and ok.checks["not_a_dump"], ok.reasons
+    listed = c.critique(_vec_copy(c, "The report shows {gb:.3f} GB, {dur:.1f} us, {bw:.2f} TB/s and a {gap:.2f}x "
+                                     "gap to the floor for this kernel."))
+    assert not (listed.checks["mechanism"] and listed.checks["not_a_dump"]), listed.reasons
