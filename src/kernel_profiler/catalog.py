@@ -231,18 +231,18 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "neighbouring passes, use a lower-precision path where accuracy allows).",
        (r"dram__bytes|DRAM (bytes|traffic)|bytes|traffic|passes|kernel_count|launches|flops?|FLOPs", "decrease")),
     # ------------------------------------------------------------------ several ranks
-    _e("rank_imbalance", "comms", "straggler rank", "program", _R, "sig_unknown", r"straggler|imbalance|slow rank",
+    _e("rank_imbalance", "comms", "straggler rank", "program", _R, "sig_straggler", r"straggler|imbalance|slow rank",
        {"": "Rebalance the work across ranks (even shards/sequence lengths/batch per rank, balanced pipeline "
             "stages), then re-measure per-rank compute time.",
         "host": "Profile rank {rank}'s host side (nsys with CPU sampling, py-spy): find the work before each step's "
                 "launches and overlap or remove it; check CPU affinity and contention."},
        (r"step|collective|wait", "decrease")),
-    _e("thermal_throttle", "comms", "throttled clocks", "program", _R, "sig_unknown",
+    _e("thermal_throttle", "comms", "throttled clocks", "program", _R, "sig_throttle",
        r"thermal|throttl|clocks? (drop|fell|reduced|lower)",
        "Check rank {rank}'s GPU cooling/power (nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER); move the job off "
        "that GPU or fix its power/thermal limits.",
        (r"clock", "increase")),
-    _e("comms_wait", "comms", "waiting in collectives", "program", _R, "sig_unknown", r"collective|all-?reduce|NCCL",
+    _e("comms_wait", "comms", "waiting in collectives", "program", _R, "sig_comms", r"collective|all-?reduce|NCCL",
        "Overlap communication with compute (bucketed/async all-reduce), compress or shrink gradients, or use a "
        "faster interconnect path.",
        (r"collective|wait|step", "decrease")),

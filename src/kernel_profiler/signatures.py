@@ -13,7 +13,7 @@ from .catalog import GEMM_NAME, NEAR_PEAK_GAP, TENSOR_OPS
 
 if TYPE_CHECKING:
     from .artifacts.tables import KernelProfile
-    from .answer import Roofline, TimelineSummary
+    from .answer import RankRow, Roofline, TimelineSummary
 
 PRESENT, ABSENT, UNKNOWN = "present", "absent", "unknown"
 
@@ -29,6 +29,7 @@ class Measured:
     timeline: Optional[TimelineSummary] = None
     name: str = ""
     program: dict[str, float] = field(default_factory=dict)  # program-level values by metric (timeline.pageable_share, ...)
+    ranks: list[RankRow] = field(default_factory=list)  # the ranks of a multi-rank capture, compared (analysis/ranks.py)
 
     def m(self, metric: str) -> Optional[float]:
         return self.profile.get(metric) if self.profile is not None else None
@@ -239,6 +240,72 @@ def sig_startup(x: Measured) -> tuple[str, str]:
     if s is None:
         return UNKNOWN, "no timeline"
     return UNKNOWN, f"start-up {s.startup_ns / 1e9:.2f} s, steady window {s.window_ns / 1e6:.1f} ms"
+
+
+def straggler(x: Measured):
+    """(last rank to enter the collectives, the others, its median entry lag, the noise threshold, the step) or None."""
+    from .analysis.ranks import NOISE_ABS_NS, NOISE_FRAC_OF_STEP  # the engine's own thresholds
+    rows = [r for r in x.ranks if r.collective_enter_lag_ns is not None]
+    if len(rows) < 2:
+        return None
+    last = max(rows, key=lambda r: r.collective_enter_lag_ns)
+    steps = sorted(r.step_p50_ns for r in rows if r.step_p50_ns)
+    step = steps[len(steps) // 2] if steps else 0.0
+    spread = last.collective_enter_lag_ns - min(r.collective_enter_lag_ns for r in rows)
+    return last, [r for r in rows if r is not last], spread, max(NOISE_ABS_NS, NOISE_FRAC_OF_STEP * step), step
+
+
+def sig_straggler(x: Measured) -> tuple[str, str]:
+    """One rank enters the collectives late by more than noise: the others wait for it."""
+    st = straggler(x)
+    if st is None:
+        return UNKNOWN, "fewer than two ranks compared"
+    last, _, spread, noise, step = st
+    if spread < noise:
+        return ABSENT, (f"the ranks enter each collective within {spread / 1e6:.2f} ms of each other (noise: "
+                        f"{noise / 1e6:.2f} ms of a {step / 1e6:.1f} ms step): there is no straggler")
+    return PRESENT, f"rank {last.rank} enters each collective {spread / 1e6:.2f} ms after the first rank"
+
+
+def _median(vals: list[float]) -> Optional[float]:
+    vals = sorted(v for v in vals if v)
+    return vals[len(vals) // 2] if vals else None
+
+
+def sig_throttle(x: Measured) -> tuple[str, str]:
+    """A straggler whose lower, throttled SM clock accounts for its longer compute (analysis/ranks.py's rule)."""
+    from .analysis.ranks import THROTTLE_EXPLAINS
+    from .telemetry import POWER_REASONS, THERMAL_REASONS
+    st, txt = sig_straggler(x)
+    if st != PRESENT:
+        return st, txt
+    last, others, *_ = straggler(x)
+    clock, other_clock = last.sm_clock_mhz_median, _median([r.sm_clock_mhz_median for r in others])
+    if not clock or not other_clock:
+        return UNKNOWN, f"{txt}; no clock telemetry"
+    reasons = [r for r in last.throttle_reasons if r in THERMAL_REASONS | POWER_REASONS]
+    k = other_clock / clock
+    c = (last.compute_ns_per_step or 0) / (_median([r.compute_ns_per_step for r in others]) or 1)
+    if not reasons or k <= 1.01:
+        return ABSENT, (f"{txt}, but its SM clock ({clock:.0f} MHz) is not throttled below the others' "
+                        f"({other_clock:.0f} MHz){'' if reasons else ', no thermal or power throttle reason'}")
+    if (k - 1) < THROTTLE_EXPLAINS * (c - 1):
+        return ABSENT, (f"{txt}; its clock is {k:.2f}x lower ({clock:.0f} vs {other_clock:.0f} MHz) but its "
+                        f"compute takes {c:.2f}x as long: the clock does not explain it, the work does")
+    return PRESENT, f"{txt}; its clock is {k:.2f}x lower ({', '.join(reasons)})"
+
+
+def sig_comms(x: Measured) -> tuple[str, str]:
+    """All ranks arrive together and still spend a large share of the step inside collectives."""
+    from .analysis.ranks import COMMS_BOUND_SHARE
+    st, txt = sig_straggler(x)
+    if st == UNKNOWN:
+        return st, txt
+    if st == PRESENT:
+        return ABSENT, f"{txt}: the others wait for a late rank, not for the transfer"
+    _, _, _, _, step = straggler(x)
+    share = (min(r.collective_ns_per_step or 0 for r in x.ranks) / step) if step else 0.0
+    return (PRESENT if share >= COMMS_BOUND_SHARE else ABSENT), f"collectives take {share:.0%} of every rank's step"
 
 
 def sig_unknown(x: Measured) -> tuple[str, str]:

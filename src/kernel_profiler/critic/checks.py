@@ -232,7 +232,8 @@ def _measured(c: Context, key: Optional[str]) -> Measured:
     return Measured(profile=prof, roofline=f.rooflines.get(key) if key else None,
                     sass_ops=f.sass_ops.get(key, {}) if key else {}, spill=f.spills.get(key, (0, 0)) if key else (0, 0),
                     timeline=f.timeline, name=prof.name if prof else (key or ""),
-                    program={m: fs[0].value for m, fs in f.by_metric.items() if fs and fs[0].kernel is None})
+                    program={m: fs[0].value for m, fs in f.by_metric.items() if fs and fs[0].kernel is None},
+                    ranks=list(f.diagnosis.ranks) if f.diagnosis is not None else [])
 
 
 def check_signature(c: Context) -> list[str]:
@@ -286,6 +287,8 @@ def check_bound(c: Context) -> list[str]:
     b, v, s = answer_bound(c), timeline_verdict(c.facts), c.facts.timeline
     if b is None or v is None or s is None or b in ("inconclusive", "comms"):
         return []
+    if b == "host" and len(c.facts.diagnosis.ranks if c.facts.diagnosis else []) >= 2:
+        return _host_of_ranks(c)
     busy = f"GPU busy {s.busy_fraction:.0%} of the {s.window_ns / 1e6:.1f} ms steady window"
     if v in ("host", "transfer", "startup") and b in KERNEL_BOUNDS:
         return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "
@@ -297,6 +300,27 @@ def check_bound(c: Context) -> list[str]:
         return [f"The answer calls it {b}-bound, but the timeline says {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%})."]
     return _kernel_bound(c, b)
+
+
+HOST_BUSY_MAX = 0.75  # a GPU that computes more of its step than this leaves no host time to blame (sig_host_idle)
+
+
+def _host_of_ranks(c: Context) -> list[str]:
+    """Several ranks: time a rank spends inside a collective waiting for a late peer is not work. A host claim stands
+    when the last rank to enter the collectives computes (non-collective kernels) a small part of its step: its
+    GPU waits for its host."""
+    st = signatures.straggler(Measured(ranks=list(c.facts.diagnosis.ranks)))
+    if st is None:
+        return []
+    last = st[0]
+    if not last.compute_ns_per_step or not last.step_p50_ns:
+        return []
+    frac = last.compute_ns_per_step / last.step_p50_ns
+    if frac <= HOST_BUSY_MAX:
+        return []
+    return [f"The answer calls it host-bound, but rank {last.rank}, the last to enter each collective, runs GPU "
+            f"compute for {frac:.0%} of its {last.step_p50_ns / 1e6:.1f} ms step ({last.compute_ns_per_step / 1e6:.1f} "
+            f"ms): its GPU work, not its host, is what the other ranks wait for."]
 
 
 DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
