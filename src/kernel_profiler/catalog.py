@@ -210,7 +210,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",
        (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
     _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
-       "sig_unknown", r"fusion|\bfuse|\bunfused|extra pass|round trips? through DRAM|intermediate|"
+       "sig_excess_traffic", r"fusion|\bfuse|\bunfused|extra pass|round trips? through DRAM|intermediate|"
        r"redundant (DRAM )?(traffic|bytes|passes)|separate (\w+ )?(kernels|ops|passes)|(full|extra) (DRAM )?pass(es)? over",
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",

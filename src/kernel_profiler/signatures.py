@@ -177,12 +177,32 @@ def sig_instruction(x: Measured) -> tuple[str, str]:
     return (PRESENT if sm >= 40.0 else ABSENT), f"SM throughput {sm:.0f}% of peak"
 
 
+ISSUE_NEAR_PEAK = 80.0  # % of cycles issuing: the issue slots are the ceiling an instruction-bound kernel sits at
+
+
 def sig_near_peak(x: Measured) -> tuple[str, str]:
+    """At its roofline (duration near the floor of bytes and FLOPs), or at the instruction-issue ceiling the
+    roofline does not draw (integer/address work that issues nearly every cycle)."""
     r = x.roofline
     if r is None:
         return UNKNOWN, "no roofline"
     g = r.stated_gap
+    issue = x.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
+    if g > NEAR_PEAK_GAP * 1.2 and issue is not None and issue >= ISSUE_NEAR_PEAK:
+        return PRESENT, f"duration / roofline floor = {g:.2f}, but the SM issues an instruction {issue:.0f}% of cycles"
     return (PRESENT if g <= NEAR_PEAK_GAP * 1.2 else ABSENT), f"duration / roofline floor = {g:.2f}"
+
+
+def sig_excess_traffic(x: Measured) -> tuple[str, str]:
+    """Extra passes through DRAM between kernels need more than one kernel per step in the steady window."""
+    s = x.timeline
+    steps = (s.steps or s.repeats) if s is not None else None
+    if s is None or not steps or not s.top_kernels:
+        return UNKNOWN, "no steady window with steps"
+    if len(s.top_kernels) == 1 and s.kernel_count <= steps * 1.05:
+        return ABSENT, (f"the steady window runs one kernel per step ({s.kernel_count} launches of "
+                        f"`{s.top_kernels[0].name[:60]}` in {steps} steps): there is no chain of passes to fuse")
+    return (PRESENT if s.kernel_count >= 2 * steps else UNKNOWN), f"{s.kernel_count / steps:.1f} kernels per step"
 
 
 def _busy(x: Measured) -> Optional[float]:

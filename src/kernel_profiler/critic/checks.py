@@ -25,7 +25,7 @@ from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
 from ..signatures import Measured
 from .answer import Answer, NumberAudit
 from .arithmetic import wrong_arithmetic
-from .claim import claimed_mechanism
+from .claim import blamed_rank, claimed_mechanism
 from .fixes import check_fix, subject
 from .facts import REL_TOL, Fact, Facts
 from .form import addressed_to_reviewer, causal_chain, metric_values
@@ -246,14 +246,26 @@ def check_signature(c: Context) -> list[str]:
     if status == signatures.ABSENT:
         who = f"`{c.facts.kernels.get(key, key)}`" if key else "the program"
         return [f"The answer claims {mid.replace('_', ' ')}, but the captures contradict it for {who}: {txt}."]
-    return []
+    return _wrong_rank(c, mid) if status == signatures.PRESENT else []
+
+
+def _wrong_rank(c: Context, mid: str) -> list[str]:
+    """A straggler claim must blame the rank that enters the collectives late, not one that waits for it."""
+    named = blamed_rank(c.answer.bottleneck)
+    st = signatures.straggler(Measured(ranks=list(c.facts.diagnosis.ranks))) if c.facts.diagnosis else None
+    if mid not in ("rank_imbalance", "thermal_throttle") or named is None or st is None or named == st[0].rank:
+        return []
+    return [f"The answer blames rank {named}, but rank {st[0].rank} is the one that enters each collective late "
+            f"({st[2] / 1e6:.2f} ms after the first): rank {named}'s long collective is time spent waiting for it."]
 
 
 _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle"),
                 ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate"),
                 ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound"),
                 ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound"),
-                ("latency", r"latency[- ]bound")]
+                ("latency", r"latency[- ]bound"),
+                ("kernel", r"(?<!not )(?<!not a )kernel[- ]bound|(?<!not )GPU[- ]bound|"
+                           r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]
 
 
 def answer_bound(c: Context) -> Optional[str]:
@@ -290,7 +302,7 @@ def check_bound(c: Context) -> list[str]:
     if b == "host" and len(c.facts.diagnosis.ranks if c.facts.diagnosis else []) >= 2:
         return _host_of_ranks(c)
     busy = f"GPU busy {s.busy_fraction:.0%} of the {s.window_ns / 1e6:.1f} ms steady window"
-    if v in ("host", "transfer", "startup") and b in KERNEL_BOUNDS:
+    if v in ("host", "transfer", "startup") and (b in KERNEL_BOUNDS or b == "kernel"):
         return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%}): no kernel change can fix idle time; answer on the timeline."]
     if v == "kernel" and b in ("host", "transfer"):
@@ -327,6 +339,8 @@ DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
 MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0  # below: DRAM is not what limits it; above: DRAM is the limit
+SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
 
 
 def _kernel_bound(c: Context, b: str) -> list[str]:
@@ -338,6 +352,10 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
         return []
     pct, who = fs[0].value, f"`{c.facts.kernels.get(key, key)}`"
     hierarchy = max([f.value for m in MEMORY_PCTS for f in c.facts.named(m, key)] + [pct])
+    sm = max([f.value for f in c.facts.named(SM_PCT, key)], default=None)
+    if b == "memory" and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
+        return [f"The answer calls {who} memory-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
+                f"{pct:.1f}% of peak: the SM's issue and pipes are the limit, not memory."]
     if b == "memory" and hierarchy < MEMORY_MIN_PCT:
         return [f"The answer calls {who} memory-bound, but no level of its memory hierarchy is busy: DRAM "
                 f"{pct:.1f}% of peak, at most {hierarchy:.1f}% for L1/L2 ({', '.join(MEMORY_PCTS)}): memory is not "

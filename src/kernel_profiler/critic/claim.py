@@ -129,3 +129,17 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
     if a.mechanism:
         return a.mechanism
     return asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False)
+
+
+_RANK = re.compile(r"\brank\s*(\d+)\b", re.I)
+_BLAME = re.compile(r"straggler|slow|late|behind|lags?|throttl|power[- ]capped|holds? (the others|everyone|\w+ \d+) back",
+                    re.I)
+
+
+def blamed_rank(text: str) -> Optional[int]:
+    """The rank a straggler claim blames: the rank named in the clause that calls it slow, late or the straggler."""
+    for m in _RANK.finditer(text or ""):
+        a, b = _clause_span(text, m.start(), m.end())
+        if _BLAME.search(text[a:b]) and not ruled_out(text, m.start(), m.end()):
+            return int(m.group(1))
+    return None

@@ -34,6 +34,9 @@ _SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[
 # the resource a metric measures (a memory-bound cause is not fixed by fewer instructions, and the reverse)
 _RESOURCE = {"compute": re.compile(r"inst|issue|pipe|flop|fma|tensor|\bipc\b", re.I),
              "memory": re.compile(r"dram|bytes|sector|\bl2\b|lts__|l1tex|traffic|hit[ _]rate|memory throughput", re.I)}
+# a kernel's own resources: what a kernel change moves, not what a host- or transfer-bound program waits on
+_KERNEL_RESOURCE = re.compile(r"\bdram\b|dram__|sector|\bl2\b|lts__|l1tex|hit[ _]rate|inst|issue|pipe|flop|\bfma\b|tensor|"
+                              r"occupancy|warps", re.I)
 _SPEEDUP = re.compile(r"(\d+(?:\.\d+)?)\s?(?:x|×)\s*(?:faster|speed-?up|shorter|less time|lower (?:kernel |step )?time)|"
                       r"(?:speed-?up|faster|time (?:down|drops?|falls?)) (?:by|of) (?:up to |about |~)*(\d+(?:\.\d+)?)\s?(?:x|×)",
                       re.I)
@@ -112,6 +115,10 @@ def check_fix(c: "Context") -> list[str]:
         if toward is not None and toward != direction:
             out.append(f"The fix says '{metric}' will {direction}, but toward the roofline it moves the other way "
                        f"({toward}): a fix of {what} cannot make it {'fall' if toward == 'increase' else 'rise'}.")
+        elif e is not None and set(e.bounds) & {"host", "transfer"} and _KERNEL_RESOURCE.search(metric):
+            out.append(f"The fix's metric '{metric}' measures the kernels' own work, but the answer says {what} "
+                       f"({e.bound}-bound) is the limit: the GPU waits on the {e.bound}, so the kernels' counters do "
+                       f"not move the step time; name the idle/copy time or the busy fraction.")
         elif e is not None and _resource(metric) is not None:
             bounds = set(e.bounds) & {"memory", "compute"}
             if len(bounds) == 1 and _resource(metric) not in bounds and "near_peak" not in e.bounds:
