@@ -250,6 +250,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
 
 MECHANISM_IDS: tuple[str, ...] = tuple(CATALOG)
 HOST_MECHANISMS = frozenset(i for i, e in CATALOG.items() if set(e.bounds) & {"host", "transfer"})
+BLAMES_A_RANK = frozenset({"rank_imbalance", "thermal_throttle"})  # claims that name one rank as the straggler
 BY_IDLE_CAUSE: dict[str, Entry] = {e.idle_cause: e for e in CATALOG.values() if e.idle_cause}
 
 

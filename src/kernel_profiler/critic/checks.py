@@ -253,7 +253,7 @@ def _wrong_rank(c: Context, mid: str) -> list[str]:
     """A straggler claim must blame the rank that enters the collectives late, not one that waits for it."""
     named = blamed_rank(c.answer.bottleneck)
     st = signatures.straggler(Measured(ranks=list(c.facts.diagnosis.ranks))) if c.facts.diagnosis else None
-    if mid not in ("rank_imbalance", "thermal_throttle") or named is None or st is None or named == st[0].rank:
+    if mid not in catalog.BLAMES_A_RANK or named is None or st is None or named == st[0].rank:
         return []
     return [f"The answer blames rank {named}, but rank {st[0].rank} is the one that enters each collective late "
             f"({st[2] / 1e6:.2f} ms after the first): rank {named}'s long collective is time spent waiting for it."]
