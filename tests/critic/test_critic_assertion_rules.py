@@ -105,3 +105,25 @@ def test_a_number_related_to_its_ceiling_is_a_causal_chain_and_a_list_is_not(cas
     listed = c.critique(_vec_copy(c, "The report shows {gb:.3f} GB, {dur:.1f} us, {bw:.2f} TB/s and a {gap:.2f}x "
                                      "gap to the floor for this kernel."))
     assert not (listed.checks["mechanism"] and listed.checks["not_a_dump"]), listed.reasons
+
+
+def _no_fix_json(c, kernel: str) -> str:
+    import json
+    r = c.dg.roofline
+    return json.dumps({"bound": "near_peak", "mechanism": "near_peak", "kernel": kernel,
+                       "bottleneck": f"`{kernel}` is at its roofline, {r.stated_gap:.2f}x its floor: leave it.",
+                       "evidence": [{"metric": DUR, "value": r.duration_ns, "unit": "ns", "artifact": "ncu.ncu-rep",
+                                     "kernel": kernel, "meaning": "kernel duration"}],
+                       "explanation": f"The kernel takes {r.duration_ns / 1e3:.1f} us against a floor of "
+                                      f"{r.floor_ns / 1e3:.1f} us, {r.stated_gap:.2f}x: it runs at its roofline and "
+                                      f"nothing in it limits it beyond the work itself.",
+                       "fix": None})
+
+
+def test_a_kernel_at_its_roofline_needs_no_fix_part(case):
+    gemm = case("ot_py_gemm_bf16")
+    v = gemm.critique(_no_fix_json(gemm, "nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT"))
+    assert v.checks["parts"], v.reasons
+    transpose = case("cu_transpose_fixed")  # 1.34x its floor: a fix is still owed
+    v = transpose.critique(_no_fix_json(transpose, "transpose_tile"))
+    assert not v.checks["parts"] and any("fix part is missing" in r for r in v.reasons), v.reasons

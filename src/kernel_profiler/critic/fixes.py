@@ -68,7 +68,7 @@ def _real(c: "Context", metric: str) -> bool:
 _LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as)", re.I)
 
 
-def _at_roofline(c: "Context") -> bool:
+def at_roofline(c: "Context") -> bool:
     """The answer claims near_peak and the captures agree: its kernel runs within NEAR_PEAK_GAP of its floor."""
     key = subject(c)
     r = c.facts.rooflines.get(key) if key else None
@@ -88,7 +88,7 @@ def check_fix(c: "Context") -> list[str]:
     out = []
     metric, direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
     metric = (metric or "").strip()
-    if not metric and _at_roofline(c) and _LEAVE.search(a.fix_text):
+    if not metric and at_roofline(c) and _LEAVE.search(a.fix_text):
         return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move
     if not metric:
         out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
