@@ -75,3 +75,12 @@ def test_unparseable_answer_is_a_clear_error():
     with pytest.raises(AnswerFormatError) as e:
         parse_answer("The GPU is slow, make it faster.")
     assert "Bottleneck" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_list_of_percentages_of_peak_is_not_a_causal_chain():
+    """'X is N% of peak, Y is M%' lists counters; relating a measurement to its floor or to idle time explains."""
+    listed = ("DRAM throughput is 50.3% of peak, occupancy is 92.8% of peak, the L2 hit rate is 35.0% and the long "
+              "scoreboard metric is 72.6 cycles per instruction.")
+    assert causal_chain(listed, ["occupancy_limit"]) is not None
+    assert causal_chain("The kernel takes 124.2 us against a 106 us floor for the bytes it must move, 1.17x: it "
+                        "runs at its memory roofline.", ["near_peak"]) is None

@@ -66,9 +66,9 @@ _GAP = re.compile(r"roofline|floor|\bgap\b|peak|ceiling|speed[- ]of[- ]light|\bS
 _LINK = re.compile(r"\b(is|are|was|runs?|takes?|sits?|reach\w*|gets?|moves?|delivers?|costs?|spends?|accounts? for|"
                    r"means?|makes?|leaves?|stays?|remains?|needs?|comes? to)\b|=|≈|→", re.I)
 _REPORTS = re.compile(r"\b(shows?|lists?|reports?|counters?|the table|elevated|these are)\b", re.I)
-_RELATED = re.compile(r"roofline|floor|peak|ceiling|\blimit\b|speed[- ]of[- ]light|\bSOL\b|\blink\b|the least|at best|"
+_RELATED = re.compile(r"roofline|floor|ceiling|\blimit\b|speed[- ]of[- ]light|\bSOL\b|\blink\b|the least|at best|"
                       r"theoretical|full rate|\bidl\w+|\bwait\w*|\bbusy\b|\bstep\b|\d(\.\d+)?\s?x\b|"
-                      r"times (slower|faster|longer|more)|\b(than|versus|vs\.?|against|compared)\b|% of\b", re.I)
+                      r"times (slower|faster|longer|more)|\b(than|versus|vs\.?|against|compared)\b", re.I)
 
 
 def relates(sentence: str) -> bool:
