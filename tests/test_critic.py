@@ -232,9 +232,11 @@ def test_engine_answers_pass_the_critic_as_markdown(case, captures):
     from kernel_profiler.render.markdown import markdown
 
     folder = captures.case_dir(case["name"])
-    md = markdown(analyze([folder]))
+    d = analyze([folder])
+    md = markdown(d)
     v = critique_text(md, [folder])
     assert v.verdict == "accept", v.reasons
+    assert v.mechanism == d.primary.mechanism, (v.mechanism, d.primary.mechanism)  # the claim is read as written
     bad, num = _mutated(md)
     w = critique_text(bad, [folder])
     assert w.verdict == "reject" and not w.checks["numbers"], (num, w.reasons)

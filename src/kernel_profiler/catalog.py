@@ -164,7 +164,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
             "register pressure or raise the limit (__launch_bounds__, -maxrregcount).",
         "library": _LIB + "change the shape or dtype of the call so the library picks another kernel."},
        (r"local|spill|LDL|STL", "decrease"), (r"dram__bytes", "decrease"),
-       ncu_rules=("RegisterSpilling", "LocalMemorySpilling"), sass=("LDL", "STL")),
+       ncu_rules=("RegisterSpilling", "LocalMemorySpilling"), sass=("LDL", "STL"),
+       not_words=r"global or local|local or global|\(L1TEX\)"),
     _e("low_parallelism", "latency", "too few blocks", "kernel", _LAT + "detect_low_parallelism", "sig_low_parallelism",
        r"too few (blocks|programs|CTAs)|parallelism|grid (is )?((far|much|way) )?(too )?small|SMs (never|don't|do not) get|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
        r"blocks? on an? \d+-SM|block grid on an? \d+-SM|SMs (have nothing|have no work|get no block|sit idle|are idle)|"
@@ -211,7 +212,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
     _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
        "sig_excess_traffic", r"fusion|\bfuse|\bunfused|extra pass|round trips? through DRAM|intermediate|"
-       r"redundant (DRAM )?(traffic|bytes|passes)|separate (\w+ )?(kernels|ops|passes)|(full|extra) (DRAM )?pass(es)? over",
+       r"redundant (DRAM )?(traffic|bytes|passes)|separate (\w+ )?(kernels|ops|passes)|(full|extra) (DRAM )?pass(es)? over|"
+       r"split (over|across|into) \d+ (\w+ )?kernels|written to DRAM and read back|read back (from DRAM )?by the next",
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",
        (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel[_ ]count|launches|kernels", "decrease")),
