@@ -35,6 +35,10 @@ show that the rules above are fitted to the sets they were developed on. Scored 
 The false-accept side holds on unseen answers (3%); the false-reject side does not: an unseen expert answer
 is refused about six times in seven, mostly for numbers the captures cannot check (ceilings from knowledge,
 sizes from the source, arithmetic over them) and for causes the catalogue's words misread.
+After the claim/fix/causal-chain/rank rules of 2026-11-30 evening (claim.py, fixes.py, form.causal_chain,
+rank signatures; blind2 and blind3 were development sets for them), at 532cfb2, before the number-policy rewrite:
+  adversarial 0/44, 1/29; holdout 0/28, 0/19; blind2 1/35, 14/23; blind3 0/37, 12/22 (from 1/37, 19/22). Every
+  remaining blind3 false reject but one fails on numbers (and one on arithmetic) only.
 """
 from __future__ import annotations
 
