@@ -84,3 +84,9 @@ def test_a_list_of_percentages_of_peak_is_not_a_causal_chain():
     assert causal_chain(listed, ["occupancy_limit"]) is not None
     assert causal_chain("The kernel takes 124.2 us against a 106 us floor for the bytes it must move, 1.17x: it "
                         "runs at its memory roofline.", ["near_peak"]) is None
+
+
+def test_a_fix_may_name_a_plain_rate_or_a_count_of_calls():
+    assert fix_metric_direction("Use bf16: the achieved TFLOP/s should rise to about 600.") == \
+        ("the achieved TFLOP/s", "increase")
+    assert fix_metric_direction("Preallocate once: cudaMalloc calls per step should fall to zero.")[1] == "decrease"

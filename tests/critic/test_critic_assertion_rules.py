@@ -83,6 +83,8 @@ def test_an_asserted_cause_outranks_a_mention():
         is None
     assert claim("The histogram is slow.", "The kernel is limited by contended global atomics on a few bins.") \
         == "atomic_contention"
+    assert claim("The step is slow.", "Host synchronization accounts for most of each step.") == "host_sync"
+    assert claim("The step is slow.", "Host synchronization was removed, so each step now runs back to back.") is None
 
 
 def _vec_copy(c, mechanism: str) -> str:

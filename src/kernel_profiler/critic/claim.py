@@ -35,7 +35,8 @@ _ASSERT_BEFORE = re.compile(
     r"\bspends?\b|\bcosts?\b|\bis\b|\bare\b", re.I)
 _ASSERT_AFTER = re.compile(
     r"^[^.;:]{0,60}?\b(?:limits?|costs?|dominates?|serializ\w+|stalls?|starves?|throttles?|caps?|"
-    r"is (?:the|what) (?:bottleneck|limiter|limit|cost|problem|cause)|sets? the time|explains?)\b", re.I)
+    r"is (?:the|what) (?:bottleneck|limiter|limit|cost|problem|cause)|sets? the time|explains?|accounts? for|eats?|"
+    r"takes? (?:most|the bulk|nearly all|almost all))\b", re.I)
 # a statement that the kernel (or program) is done: at its roofline, nothing left to gain, leave it
 DONE = re.compile(
     r"\bnear[- ]peak\b|\bis done\b|^\s*done\b|[.;:—–-]\s*done\b|\bnothing (?:left )?(?:to|worth) (?:gain|fix|win)\w*|"

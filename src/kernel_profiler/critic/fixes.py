@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 # the kinds of metric, first match wins: (pattern, direction toward the roofline)
 _RATE = re.compile(r"bytes?[ _]per[ _]sector|useful bytes|per[_ ]second|/s\b|bandwidth|throughput|utili[sz]|busy|"
                    r"active|occupancy|issue|\bipc\b|efficien|hit[ _]rate|threads?[ _]per[ _]inst|thread_inst_executed_per|clock|flops?/s|"
-                   r"tflop|speed|pct_of_peak|% of (?:the )?peak|fraction of peak|sol\b", re.I)
+                   r"tflop|speed|\brate\b|pct_of_peak|% of (?:the )?peak|fraction of peak|sol\b", re.I)
 _COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
                    r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|cop(?:y|ies)|"
-                   r"passes|atom|_red\b|divergen", re.I)
+                   r"passes|atom|_red\b|divergen|calls|count", re.I)
 # a setting of the launch or the build: the change itself, not a measured effect of it
 _SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ _]thread|threads per block|"
                       r"shared memory per block|\bBLOCK\b|num_warps|maxrregcount", re.I)

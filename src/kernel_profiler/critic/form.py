@@ -289,7 +289,7 @@ _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )
 # an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
 # "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
 _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time|duration|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
-                      r"utili[sz]ation|occupancy|launches|idle(?: time)?)(?: per (?:step|op|launch|call|iteration))?)\b",
+                      r"utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls)(?: per (?:step|op|launch|call|iteration))?)\b",
                       re.I)
 
 
