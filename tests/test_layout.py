@@ -15,8 +15,6 @@ MAX_LINES = 400
 LONG_MODULES = {
     "kernel_profiler.critic.facts": "the index of every value the captures hold, one section per artifact kind, all "
                                     "filling one Facts record with its declared derivations",
-    "kernel_profiler.critic.checks": "the critic's checks of one answer, each a small function over one shared "
-                                     "context, listed in the order they run",
     "kernel_profiler.render.html": "one self-contained page: each inline-SVG chart is drawn here over scales and a "
                                    "template context the charts share",
 }

@@ -4,8 +4,9 @@ rejects are dropped, and an answer that still cannot pass is submitted as inconc
 The case that would otherwise be rejected is the one seen live on the two-GPU H200: the draft carried the ranks'
 "no straggler" evidence line, whose noise threshold is no measured value ('... within 0.004 ms of each other
 (noise threshold 0.20 ms)'); the critic rejected it three times and the run ended inconclusive on a correct
-diagnosis (transcript of that run: the x2 session's live_nccl.log). Here the same engine line comes from the real
-two-rank capture mr_balanced.
+diagnosis (transcript of that run: the x2 session's live_nccl.log). The critic now lists such a threshold as
+unverified instead of refusing it, so here the same engine line from the real two-rank capture mr_balanced carries
+its measured spread mis-copied (x3), which the critic still refuses.
 
 The self-critique checks against the captures the environment loaded for the critic: one ask reads them once."""
 from __future__ import annotations
@@ -28,7 +29,7 @@ def _note_line(d) -> Evidence:
     """The evidence line of the engine's own no-straggler note (the kind of line the critic rejected live)."""
     note = next(f for f in d.secondary if f.evidence and f.evidence[0].metric == "multirank.collective_enter_spread_ns")
     e = note.evidence[0]
-    return Evidence(metric=e.metric, value=e.value, unit=e.unit, artifact=e.artifact, meaning=e.meaning)
+    return Evidence(metric=e.metric, value=e.value * 3, unit=e.unit, artifact=e.artifact, meaning=e.meaning)
 
 
 def _with_rank_note(d) -> Answer:

@@ -1,66 +1,202 @@
-"""Arithmetic written out in an answer ("2.13 GB / 4.81 TB/s = 442 us", "531 / 442 = 1.2x") is recomputed: a
-result that does not follow from its operands is a made-up number, whatever fact it happens to equal.
+"""Arithmetic written out in an answer is recomputed: a result that does not follow from its operands is a made-up
+number, whatever fact it happens to equal; a result that does follow is a derivation the reader can check.
 
-Operands and result are read with their units (base units: ns, byte, byte/s, FLOP/s, Hz); an amount over a rate
-is a time, an amount over a time a rate, a per-cycle count times a clock a rate. The check refuses only a result
-off by more than its rounding at every power of 1000 (a unit the reader mixes up is not called a wrong sum).
+  chains   "2.13 GB / 4.81 TB/s = 442 us", "132 SMs x 128 FMA/clk x 2 x 1.98 GHz = 66.9 TFLOP/s",
+           "2 × 8192³ = 1.10 TFLOP per GEMM / 21.44 ms = 51.3 TFLOP/s" (a result may start the next chain);
+           operands may carry words ("132 SMs"), powers ("2^20", "8192³") and units.
+  implicit a number equal to a ratio, quotient, product or difference of two other numbers of its sentence
+           ("the window is 33.1 ms for 3999 adds, 8.28 us each"): arithmetic the writer did not spell out.
+
+Values are compared in SI units (s, byte, byte/s, FLOP/s, Hz; % as a fraction). A result is refused only when it is
+off by more than its rounding at every power of 1000 (a unit the writer mixes up is not a wrong sum).
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
 
-from .numbers import BARE, Quantity, quantities, scrub, sentences, to_quantity
+from .numbers import _NUM, BARE, Quantity, quantities, scrub, sentences, to_quantity
 
-_OP = re.compile(r"\s*(/|x|×|\*|\+|\s-\s)\s*$")
-_EQ = re.compile(r"^\s*(=|≈)\s*~?\s*$")
 TOL = 0.03
+_SUPER = {"²": 2, "³": 3, "⁴": 4}
+_POWER = re.compile(r"^\s*(?:\^\s*|\*\*\s*)(\d+)")
+_SUPERSCRIPT = re.compile(r"(?<![\w.])(\d+)([²³⁴])")
+_WORD = r"[^\W\d_][\w/.'’-]*"
+_OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(x|×|\*|/|\+|-|−|–)\s+(?:~\s*)?(?:{_WORD}\s+){{0,2}}$"
+                 rf"|^\s*(?:{_WORD}\s+){{0,3}}?(×|\*)\s*$")
+_EQ = re.compile(rf"^\s*(?:{_WORD}\s+){{0,4}}?(?:\([^()=]*\)\s*)?(?:=|≈)\s*~?\s*$")
+_HEAD = re.compile(_NUM)
+_TIMES_UNIT = re.compile(r"^\s+(?:~\s*)?\d")  # "3 x 16.8 MB": the x after 3 is the operator, not a ratio unit
 
 
-def _numbers(sentence: str) -> list[Quantity]:
-    qs = quantities(sentence)
+@dataclass(frozen=True)
+class Operand:
+    q: Quantity
+    si: float  # value in SI units (time in s; % as a fraction)
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Stated:
+    """One 'A op B ... = R' of a sentence: its result, whether it holds, and the text."""
+
+    result: Quantity
+    operands: tuple[Quantity, ...]
+    ok: bool
+    text: str
+
+
+# what a family measures, as powers of seconds and bytes (a FLOP or a count of anything is dimensionless)
+_DIMS = {"time": (1, 0), "bytes": (0, 1), "byte_rate": (-1, 1), "flop_rate": (-1, 0), "hz": (-1, 0)}
+
+
+def _dims(q: Quantity) -> tuple[int, int]:
+    return _DIMS.get(q.family, (0, 0))
+
+
+def _combine(a: tuple[int, int], op: str, b: tuple[int, int]) -> Optional[tuple[int, int]]:
+    if op in ("x", "×", "*"):
+        return a[0] + b[0], a[1] + b[1]
+    if op == "/":
+        return a[0] - b[0], a[1] - b[1]
+    return a if a == b or b == (0, 0) else None  # a sum of unlike things is no arithmetic
+
+
+def _si(q: Quantity) -> float:
+    if q.family == "time":
+        return q.value / 1e9
+    if q.family == "pct":
+        return q.value / 100.0
+    return q.value
+
+
+def _operands(sentence: str) -> list[Operand]:
+    """The numbers of a sentence, with powers folded in ("2^20 threads" is one operand of 1,048,576 threads)."""
     t = scrub(sentence)
+    qs = quantities(sentence)
     bare = [to_quantity(m["num"], m["exp"], m["mult"], None, m.start(), m.end()) for m in BARE.finditer(t)
             if not any(q.start <= m.start() < q.end for q in qs)]
-    return sorted(qs + bare, key=lambda q: q.start)
+    powers = [Quantity(m.group(0), float(m.group(1)) ** _SUPER[m.group(2)], "count", 0.0, None, "", m.start(), m.end())
+              for m in _SUPERSCRIPT.finditer(t)]
+    nums = sorted(qs + bare + powers, key=lambda q: q.start)
+    out: list[Operand] = []
+    skip = -1
+    for i, q in enumerate(nums):
+        if i <= skip:
+            continue
+        if q.unit in ("x", "×") and _TIMES_UNIT.match(t[q.end:q.end + 4]):
+            head = to_quantity(*_HEAD.match(t, q.start).group("num", "exp", "mult"), None)
+            q = Quantity(head.written, head.value, "count", head.tol, None, "", q.start, t.index(q.unit, q.start))
+        p = _POWER.match(t[q.end:q.end + 6]) if not q.unit else None
+        if p and p.group(1) and i + 1 < len(nums) and nums[i + 1].start >= q.end:
+            nxt = nums[i + 1]
+            power = float(nxt.written.split()[0].replace(",", "")) if nxt.written[:1].isdigit() else 0.0
+            v = q.value ** power if power < 64 else q.value
+            fold = Quantity(f"{q.written}^{nxt.written}", v, nxt.family if nxt.unit else "count", 0.0, None,
+                            nxt.unit, q.start, nxt.end)
+            out.append(Operand(fold, _si(fold), q.start, nxt.end))
+            skip = i + 1
+            continue
+        out.append(Operand(q, _si(q), q.start, q.end))
+    return out
 
 
-def _apply(a: Quantity, op: str, b: Quantity) -> Optional[float]:
-    op = op.strip()
-    if op in ("+", "-"):
-        return a.value + b.value if op == "+" else a.value - b.value
+def _rel_tol(q: Quantity) -> float:
+    """The relative rounding of a written number; a whole number ("2 x", "1024 FMA") is taken as exact."""
+    if "." not in q.written.split()[0] and not q.written.rstrip().endswith(("k", "K", "M", "G")):
+        return 0.0
+    return q.tol / max(abs(q.value), 1e-30)
+
+
+def agrees(written: Quantity, got: float, tol: float = TOL) -> bool:
+    """Whether a written result equals `got` (SI) within its rounding, at some power of 1000 (or as a percent)."""
+    if got == 0:
+        return False
+    ratio = _si(written) / got
+    tol = max(tol, _rel_tol(written))
+    return any(abs(ratio / 1000.0 ** k - 1) <= tol for k in range(-5, 6)) or \
+        (written.family != "pct" and abs(ratio / 100 - 1) <= tol)
+
+
+def _apply(a: float, op: str, b: float) -> Optional[float]:
+    if op in ("+",):
+        return a + b
+    if op in ("-", "−", "–"):
+        return a - b
     if op in ("x", "×", "*"):
-        v = a.value * b.value
-        return v / 1e9 if "time" in (a.family, b.family) else v  # a rate (per s) times a time (ns)
-    if not b.value:
-        return None
-    v = a.value / b.value
-    if b.family in ("byte_rate", "flop_rate", "hz") and a.family != b.family:
-        return v * 1e9  # an amount over a rate: seconds, in ns
-    if b.family == "time" and a.family != "time":
-        return v * 1e9  # an amount over a time (ns): per second
-    return v
+        return a * b
+    return a / b if b else None
+
+
+def chains(sentence: str) -> list[Stated]:
+    """Every written 'A op B (op C ...) = R' of one sentence, recomputed left to right."""
+    t = scrub(sentence)
+    ops = _operands(sentence)
+    out: list[Stated] = []
+    i = 0
+    while i < len(ops):
+        acc, terms, tol, j, kinds = ops[i].si, [ops[i].q], _rel_tol(ops[i].q), i, set()
+        dims: Optional[tuple[int, int]] = _dims(ops[i].q)
+        while j + 1 < len(ops):
+            gap = t[ops[j].end:ops[j + 1].start]
+            m = _OP.match(gap)
+            if not m:
+                break
+            op = m.group(1) or m.group(2)
+            kinds.add("add" if op in "+-−–" else "mul")
+            got = _apply(acc, op, ops[j + 1].si)
+            if got is None:
+                break
+            acc, tol = got, tol + _rel_tol(ops[j + 1].q)
+            dims = _combine(dims, op, _dims(ops[j + 1].q)) if dims is not None else None
+            terms.append(ops[j + 1].q)
+            j += 1
+        if len(terms) >= 2 and j + 1 < len(ops) and _EQ.match(t[ops[j].end:ops[j + 1].start]) and len(kinds) == 1:
+            r = ops[j + 1]
+            if terms[0].family == "pct" and "mul" in kinds:
+                i = j + 1
+                continue  # "40% x 3" reads as a share of something unwritten
+            if dims != _dims(r.q):
+                i = j + 1  # "8192 x 8192 fp32 = 268 MB": a factor left unwritten (4 bytes); nothing to check
+                continue
+            ok = agrees(r.q, acc, TOL + tol)
+            out.append(Stated(r.q, tuple(terms), ok, t[ops[i].start:r.end].strip()))
+            i = j + 1  # the result may start the next chain
+            continue
+        i = j + 1 if j > i else i + 1
+    return out
 
 
 def wrong_arithmetic(text: str) -> list[str]:
-    """Each 'A op B = C' of the text whose C is not A op B."""
-    out = []
-    for s in sentences(text):
-        t = scrub(s)
-        nums = _numbers(s)
-        for a, b, c in zip(nums, nums[1:], nums[2:]):
-            op = _OP.search(t[a.end:b.start])
-            if not op or not _EQ.match(t[b.end:c.start]) or a.family == "pct" or c.value == 0:
+    """Each written chain of the text whose result is not what its operands give."""
+    return [f"'{s.text}' does not hold: the operands do not give {s.result.written}"
+            for sent in sentences(text) for s in chains(sent) if not s.ok]
+
+
+def implicit(sentence: str, q: Quantity) -> Optional[str]:
+    """How `q` follows from two other numbers of its sentence (their ratio, quotient, product, difference, or a
+    share's complement), or None."""
+    others = [o for o in _operands(sentence) if not (o.start <= q.start < o.end) and o.si]
+    target = _si(q)
+    if not target:
+        return None
+    for a in others:
+        for b in others:
+            if a is b:
                 continue
-            if op.group(1).strip() in ("+", "-") and a.family != b.family:
-                continue
-            got = _apply(a, op.group(1), b)
-            if got is None or got == 0:
-                continue
-            tol = max(TOL, c.tol / abs(c.value), a.tol / max(abs(a.value), 1e-30) + b.tol / max(abs(b.value), 1e-30))
-            ratio = abs(c.value / got)
-            if not any(abs(ratio / 1000.0 ** k - 1) <= tol for k in range(-5, 6)) and \
-                    not (c.family == "pct" and abs(ratio / 100 - 1) <= tol):
-                out.append(f"'{t[a.start:c.end].strip()}' does not hold: {a.written} {op.group(1).strip()} "
-                           f"{b.written} is not {c.written}")
-    return out
+            same = a.q.family == b.q.family
+            tries = [(a.si / b.si, "ratio")] if same or q.family in ("time", "bytes", "byte_rate", "flop_rate") else []
+            if same:
+                tries += [(a.si - b.si, "difference"), (a.si + b.si, "sum"), (1 - a.si / b.si, "complement")]
+            tries.append((a.si * b.si, "product"))
+            for v, how in tries:
+                if v and v > 0 and _close(target, v, q):
+                    return f"{how} of {a.q.written} and {b.q.written} written in the same sentence"
+    return None
+
+
+def _close(target: float, v: float, q: Quantity) -> bool:
+    tol = max(TOL, _rel_tol(q))
+    return abs(target / v - 1) <= tol or (q.family == "pct" and abs(target * 100 / v - 1) <= tol)

@@ -2,8 +2,8 @@
 
   reviewer     no text addressed to the reviewer/critic (hidden parts included)
   parts        all four parts are present and non-empty
-  numbers      every number matches the fact its sentence describes, or a declared derivation; a number in a hedged
-               clause (a ceiling, a size from the source) is listed as unverified unless the captures contradict it
+  numbers      number_check.py: a number is a measured value of what its words describe, a derivation (declared or
+               written out), or knowledge nothing contradicts (listed unverified); contradicted numbers are refused
   mechanism    the mechanism is a causal chain: measurement -> cause -> gap to the roofline (or idle/copy time)
   not_a_dump   a list of counters without such a chain is not an answer
   signature    the claimed mechanism's signature is present in the captures (catalog.py, signatures.py)
@@ -12,57 +12,28 @@
   replay_time  no ncu (replayed, serialized) kernel duration is quoted as program/step time
   ceilings     no achieved rate above its ceiling
   near_peak    a kernel at its roofline is not given an invented problem
-  arithmetic   'A op B = C' written in the answer holds for its operands (arithmetic.py)
+  arithmetic   'A op B (op C ...) = R' written in the answer holds for its operands (arithmetic.py)
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import catalog, signatures
 from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
 from ..signatures import Measured
-from .answer import Answer, NumberAudit
+from .answer import Answer
 from .arithmetic import wrong_arithmetic
+from .context import Context
+from .number_check import check_numbers
 from .claim import blamed_rank, claimed_mechanism
 from .fixes import at_roofline, check_fix, subject
-from .facts import REL_TOL, Fact, Facts
-from .form import addressed_to_reviewer, causal_chain, metric_values
-from .concepts import metric_concepts, unit_concepts
-from .match import (Operand, Scope, Use, answer_scope, candidates, close, kernel_mentions, match_bound, match_derived,
-                    match_facts, number_use, sentence_concepts)
-from .stride import match_stride
-from .unverified import bound_metric, contradiction, hedged
-from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, scrub, sentences
+from .facts import REL_TOL, Facts
+from .form import addressed_to_reviewer, causal_chain
+from .match import (answer_scope, close, kernel_mentions)
+from .numbers import METRIC_TOKEN, quantities, scrub, sentences
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
-
-
-@dataclass
-class Context:
-    """What one review works with: the facts, the scope of the answer, and what the checks found."""
-
-    answer: Answer
-    facts: Facts
-    raw: str
-    scope: Scope = field(default_factory=lambda: Scope(set()))
-    claimed: Optional[str] = None
-    audit: list[NumberAudit] = field(default_factory=list)
-    signature: Optional[str] = None
-    strict: list[bool] = field(default_factory=list)  # per number of `_items`: must match (an evidence headline)
-
-    def texts(self) -> list[tuple[str, str]]:
-        a = self.answer
-        return [("bottleneck", a.bottleneck), ("mechanism", a.explanation)] + [("evidence", e.meaning) for e in a.evidence]
-
-    def described(self) -> list[tuple[str, str, str]]:
-        """(where, text, words that describe its numbers): an evidence line is described by its metric and kernel too."""
-        a = self.answer
-        return [("bottleneck", a.bottleneck, ""), ("mechanism", a.explanation, "")] + \
-            [("evidence", e.meaning, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]
-
-
 
 
 # ----------------------------------------------------------------------------- form
@@ -81,105 +52,6 @@ def check_parts(c: Context) -> list[str]:
             out.append(f"The {name} part is missing: add a `## {name.capitalize()}` section.")
     if not a.evidence:
         out.append("The evidence part is missing: cite two or three measured numbers, each with its artifact.")
-    return out
-
-
-# ----------------------------------------------------------------------------- numbers
-def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], set[str], Use]]:
-    """(where, written-in, quantity, concepts, metric tokens, kernels in scope, use) for every number."""
-    out = []
-    c.strict = []
-    for where, text, extra in c.described():
-        headline = where == "evidence"  # an evidence line's first number is the measurement it cites
-        for s in sentences(text):
-            concepts = sentence_concepts(extra + s)
-            tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
-            kernels = c.scope.allowed(extra + s, c.facts)  # an evidence line is about the kernel it names
-            for q in quantities(s):
-                bound = bound_metric(s, q)  # "`launch__grid_size` = 132": the number is that metric's value
-                out.append((where, s, q, metric_concepts(bound) if bound else concepts, {bound} if bound else tokens,
-                            kernels, number_use(s, q)))
-                c.strict.append(headline)
-                headline = False
-    for e in c.answer.evidence:
-        q = evidence_quantity(e.value, e.unit)
-        if any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
-               for x in quantities(e.meaning)):
-            continue  # the line's own text carries the number and is checked above
-        text = f"{e.metric or ''} {e.meaning}"
-        concepts = sentence_concepts(text)
-        tokens = {e.metric} if e.metric else set()
-        kernels = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts) | ({k for k in c.facts.kernels
-                                                                              if e.kernel and k in e.kernel.replace(' ', '')})
-        out.append(("evidence", e.metric or e.meaning[:60], q, concepts, tokens, kernels, Use()))
-        c.strict.append(True)
-    return out
-
-
-def _named_evidence(c: Context) -> list[str]:
-    """A structured evidence value that names a metric the captures hold must be that metric's value."""
-    out = []
-    for e in c.answer.evidence:
-        if not e.metric or e.metric not in c.facts.by_metric:
-            continue
-        if len(METRIC_TOKEN.findall(e.meaning.replace("`", " "))) > 1:
-            continue  # a line naming several metrics (a ratio, two operands): its numbers are checked as prose
-        q = evidence_quantity(e.value, e.unit)
-        written = metric_values(e.meaning)
-        qs = written if written and close(written[0].value, q.value, written[0].tol) else [q]
-        ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
-        vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
-        if not any(close(f.value, v, t) for f in vals for x in qs for _, v, t in candidates(x)):
-            near = min(vals, key=lambda f: abs(f.value - q.value))
-            out.append(f"Evidence {e.metric} = {e.value:.6g}{' ' + e.unit if e.unit else ''} does not match the capture, "
-                       f"which holds {near.value:.6g} ({near.artifact}): quote the number the artifact reports.")
-    return out
-
-
-def check_numbers(c: Context) -> list[str]:
-    named = _named_evidence(c)
-    items = _items(c)
-    found = [match_facts(q, cs, toks, ks, c.facts, use) for _, _, q, cs, toks, ks, use in items]
-    matched: list[Optional[Fact]] = [fs[0] if fs else None for fs in found]
-    cited = [f for fs in found for f in fs]
-    for _, _, _, _, toks, ks, _ in items:
-        cited += [f for t in toks for f in c.facts.named(t) if f.kernel is None or f.kernel in ks]
-    derived: dict[int, tuple[str, list[str]]] = {}
-    ops: list[Operand] = []
-    for _ in range(2):  # a number derived in one place is a cited value elsewhere (one level of chaining)
-        for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
-            if f is not None or i in derived:
-                continue
-            prior = [o for o in ops if o.name != q.written]
-            d = match_derived(q, cs, cited, use, prior) or match_bound(q, cs, toks, ks, c.facts, cited, use, prior) \
-                or match_stride(q, cs, ks, c.facts)
-            if d is not None:
-                derived[i] = d
-                ops.append(Operand(q.written, abs(q.value) / (100.0 if q.family == "pct" else 1.0),
-                                   cs | unit_concepts(q.unit), "ratio" if q.family == "pct" else q.family))
-    out = list(named)
-    for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
-        if f is not None:
-            c.audit.append(NumberAudit(written=q.written, where=where, fact=f.describe(), derivation=f.derivation))
-            continue
-        if i in derived:
-            c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
-            continue
-        bad = None if c.strict[i] else contradiction(q, s, ks, c.facts, use)
-        if not c.strict[i] and bad is None and not use.bound and hedged(s, q):
-            # a ceiling, a limit, a size from the source: not presented as a measurement of the run; listed
-            c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))
-            continue
-        c.audit.append(NumberAudit(written=q.written, where=where))
-        if bad is not None:
-            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') does not match the measured "
-                       f"{bad.metric}, which the capture holds as {bad.value:.4g} ({bad.artifact}): quote the measured "
-                       f"value.")
-            continue
-        described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
-        out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of what "
-                   f"its sentence describes ({described}) for the kernel in question, nor a derivation of cited "
-                   f"values: quote the value the artifact reports for that metric.")
     return out
 
 
@@ -355,9 +227,9 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
     pct, who = fs[0].value, f"`{c.facts.kernels.get(key, key)}`"
     hierarchy = max([f.value for m in MEMORY_PCTS for f in c.facts.named(m, key)] + [pct])
     sm = max([f.value for f in c.facts.named(SM_PCT, key)], default=None)
-    if b == "memory" and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
-        return [f"The answer calls {who} memory-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
-                f"{pct:.1f}% of peak: the SM's issue and pipes are the limit, not memory."]
+    if b in ("memory", "latency") and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
+        return [f"The answer calls {who} {b}-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
+                f"{pct:.1f}% of peak: the SM's issue and pipes are the limit, not waiting on memory."]
     if b == "memory" and hierarchy < MEMORY_MIN_PCT:
         return [f"The answer calls {who} memory-bound, but no level of its memory hierarchy is busy: DRAM "
                 f"{pct:.1f}% of peak, at most {hierarchy:.1f}% for L1/L2 ({', '.join(MEMORY_PCTS)}): memory is not "

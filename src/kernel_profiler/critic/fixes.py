@@ -19,7 +19,7 @@ from ..catalog import CATALOG
 from .numbers import METRIC_TOKEN
 
 if TYPE_CHECKING:
-    from .checks import Context
+    from .context import Context
 
 # the kinds of metric, first match wins: (pattern, direction toward the roofline)
 _RATE = re.compile(r"bytes?[ _]per[ _]sector|useful bytes|per[_ ]second|/s\b|bandwidth|throughput|utili[sz]|busy|"

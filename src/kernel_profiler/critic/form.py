@@ -99,21 +99,34 @@ def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
 
 
 # ----------------------------------------------------------------------------- parsing
-_PART = r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendation)"
+_PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
+         r"why|root cause|cause|short version|tl;?dr)")
+_KEYS = [("bottleneck", re.compile(r"^(bottleneck|short version|tl;?dr|summary|verdict|what limits)", re.I)),
+         ("evidence", re.compile(r"^(evidence|numbers|measurements|data|what the (profiles?|captures?|numbers) show)", re.I)),
+         ("mechanism", re.compile(r"^(mechanism|why|root cause|cause|explanation|how it works)", re.I))]
+# a heading in other words ("**What the profiles show**", "## Why this is the ceiling"): a line of its own
+_FREE_HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]*(?P<h>[^\n]{1,60}?)|(?:\*\*|__)(?P<b>[^*_\n]{1,60}?)(?:\*\*|__))[ \t]*:?[ \t]*$",
+                           re.M)
+_FIX_WORDS = re.compile(r"^(fix|(the )?change|recommendations?|what to (do|change)|next steps?|suggestions?|action)", re.I)
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
     r"[ \t]*(?:\*\*|__)?[ \t]*(?:\([^)\n]*\))?[ \t]*[.:]?[ \t]*(?:\*\*|__)?[ \t]*[.:]?[ \t]*(?=\S|$)", re.I | re.M)
 
 
 def _key(word: str) -> str:
-    w = word.lower()
-    if w.startswith("bottleneck"):
-        return "bottleneck"
-    if w.startswith("evidence"):
-        return "evidence"
-    if w.startswith("mechanism"):
-        return "mechanism"
-    return "fix"
+    w = word.strip().lower()
+    return next((k for k, pat in _KEYS if pat.match(w)), "fix")
+
+
+def _free_headings(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, part) of headings written in other words, on a line of their own."""
+    out = []
+    for m in _FREE_HEADING.finditer(text):
+        words = (m.group("h") or m.group("b") or "").strip().rstrip(":")
+        part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
+        if part is not None:
+            out.append((m.start(), m.end(), part))
+    return out
 
 
 def parse_answer(text: str) -> Answer:
@@ -168,13 +181,23 @@ def _line_is_heading(text: str, m: re.Match) -> bool:
 
 
 def _parse_markdown(text: str) -> Answer:
-    heads = [m for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
+    found = [(m.start(), m.end(), _key(m.group(1))) for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
+    taken = {a for a, _, _ in found}
+    heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
     sections: dict[str, str] = {}
-    for i, h in enumerate(heads):
-        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        sections.setdefault(_key(h.group(1)), text[h.end():end].strip())
-    sections.update(_unlabelled(text[:heads[0].start()] if heads else text, _key(heads[0].group(1)) if heads else None,
-                                sections))
+    for i, (start, end, part) in enumerate(heads):
+        stop = heads[i + 1][0] if i + 1 < len(heads) else len(text)
+        body = text[end:stop].strip()
+        if not sections.get(part):  # the first heading of a part with text under it ("# Diagnosis" titles nothing)
+            sections[part] = body
+    sections.update(_unlabelled(text[:heads[0][0]] if heads else text, heads[0][2] if heads else None, sections))
+    if "evidence" not in sections:  # a table of measurements under another part
+        for part, body in list(sections.items()):
+            rows = [line for line in body.splitlines() if line.strip().startswith("|")]
+            if len(rows) >= 3:
+                sections["evidence"] = "\n".join(rows)
+                sections[part] = "\n".join(line for line in body.splitlines() if not line.strip().startswith("|"))
+                break
     if not sections:
         raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
                                 "(as ## headings, **bold:** labels or plain 'Label:' lines), is not JSON, and has "

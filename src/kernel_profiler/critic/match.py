@@ -217,6 +217,11 @@ def is_ceiling(f: Fact) -> bool:
         f.metric.endswith("peak_sustained")
 
 
+def counts(q: Quantity) -> bool:
+    """Whether the number is written with a count noun ("132 blocks", "255 registers"), not a byte or time unit."""
+    return bool(_STRICT_UNIT.match(q.unit or "")) and not _BYTE_OR_TIME.search(q.unit or "")
+
+
 def _unit_fits(f: Fact, q: Quantity) -> bool:
     """A count noun after the number ("132 blocks") must describe the fact, whatever else the sentence says."""
     uc = unit_concepts(q.unit)
@@ -359,6 +364,26 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use:
             if _fam_fits(fam, cf, how, q.family) and close(val, v, t):
                 return how, operands
     return None
+
+
+def near_derivation(q: Quantity, concepts: frozenset[str], cited: list[Fact], derived: Iterable[Operand] = (),
+                    within: float = 2 / 3) -> Optional[tuple[str, float]]:
+    """The declared derivation of cited values closest to q, when it is near (relative distance under `within`) but
+    not within rounding: a number that misses a derivation of what its own answer cites by a little is a wrong
+    result of that derivation."""
+    want = concepts | unit_concepts(q.unit) | {"ratio"}
+    ops = [Operand.of(f) for f in cited] + list(derived)
+    best: Optional[tuple[float, str, float]] = None
+    for fam, val, how, _ in derivations(want, ops):
+        if how == "architecture constant" or not val:
+            continue
+        for cf, v, t in candidates(q):
+            if not _fam_fits(fam, cf, how, q.family) or not v:
+                continue
+            off = abs(val - v) / max(abs(v), abs(val))
+            if off < within and (best is None or off < best[0]):
+                best = (off, how, val)
+    return (best[1], best[2]) if best else None
 
 
 def _fam_fits(derived_family: str, candidate_family: str, how: str, written: str = "") -> bool:

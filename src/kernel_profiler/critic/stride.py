@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from .facts import Facts
+from .facts import Fact, Facts
 from .numbers import Quantity
 
 SECTOR_BYTES, WARP = 32.0, 32
@@ -40,4 +40,18 @@ def match_stride(q: Quantity, concepts: frozenset[str], kernels: set[str], facts
                     what = "loads" if op == "ld" else "stores"
                     return (f"lane stride -> {predicted:.0f} sectors per request for 4-byte {what}, as measured "
                             f"({measured:.1f})", list(_SPR[op]))
+    return None
+
+
+def stride_miss(q: Quantity, concepts: frozenset[str], kernels: set[str], facts: Facts) -> Optional[Fact]:
+    """The measured sectors per request a lane stride contradicts (None when the stride agrees or cannot be checked)."""
+    if q.family != "bytes" or "stride" not in concepts or not ({"sectors", "coalescing", "divergence", "lanes"} & concepts):
+        return None
+    if q.value < 4 or match_stride(q, concepts, kernels, facts) is not None:
+        return None
+    for key in sorted(kernels):
+        for op in _stride_ops(concepts):
+            sec = [f for f in facts.named(_SPR[op][0], key) if f.kernel == key]
+            if sec and [f for f in facts.named(_SPR[op][1], key) if f.kernel == key]:
+                return sec[0]
     return None

@@ -18,9 +18,9 @@ import re
 from typing import Optional
 
 from .concepts import text_concepts, unit_concepts
-from .facts import Fact, Facts
-from .match import Use, describes, is_ceiling, candidates
-from .numbers import METRIC_TOKEN, Quantity
+from .facts import REL_TOL, Fact, Facts
+from .match import Use, candidates, counts, describes, is_ceiling
+from .numbers import METRIC_TOKEN, Quantity, scrub
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[—–-]\s|\s(?:and|but|while|whereas|so|because|which|where)\s", re.I)
@@ -51,23 +51,73 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     clause = clause_of(sentence, q)
     if hedged(sentence, q) and not use.achieved:
         return None
-    concepts = frozenset(text_concepts(clause) | unit_concepts(q.unit))
+    words, units = text_concepts(clause), unit_concepts(q.unit)
+    concepts = frozenset(words | units)
     tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall(clause.replace("`", " "))}
     if not concepts - {"ratio"} and not tokens:
         return None
-    best: Optional[tuple[float, Fact]] = None
+    counted = bool(units) and counts(q)  # "132 blocks": the noun names what is counted
+    specific = concepts - GENERIC
+    span = _range(sentence, q)
+    best: Optional[tuple[tuple, Fact]] = None
     for fam, v, _ in candidates(q):
+        if q.family == "ratio" and fam != "ratio":
+            continue  # "7.5x" compares two values: it is no count of anything
         for f in facts.by_family.get(fam, []):
             if f.kernel is not None and f.kernel not in kernels:
                 continue
-            if (is_ceiling(f) and not use.achieved) or f.derivation is not None:
+            if (is_ceiling(f) and not use.achieved) or _combined(f):
                 continue
             if not describes(f, q, concepts, tokens, use):
                 continue
+            if span and span[0] * (1 - REL_TOL) <= f.value / (v / q.value if q.value else 1) <= span[1] * (1 + REL_TOL):
+                return None  # "within ~10-20%": a range that holds the measured value
+            named = f.metric in tokens or use.achieved or \
+                any(x.startswith("api:") for x in f.concepts & concepts) or \
+                (counted and bool(f.concepts & units) and "peak" not in f.concepts)  # "132 blocks", not a device limit
+            if not named and specific and not f.concepts & specific:
+                continue  # "0.17% issue active" shares only 'busy'/'sol' with an L2 throughput: not the same thing
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
-            if best is None or off < best[0]:
-                best = (off, f)
+            if not named and off > NEAR_MISS:
+                continue  # far from what the words describe: likely about something else, left unverified
+            rank = (not named, not (counted and f.concepts & units), -len(f.concepts & concepts), off)
+            if best is None or rank < best[0]:
+                best = (rank, f)
     return best[1] if best else None
+
+
+_RANGE_AFTER = re.compile(r"^\s?(?:-|–|to)\s?~?(\d+(?:\.\d+)?)")
+_RANGE_BEFORE = re.compile(r"(\d+(?:\.\d+)?)\s?(?:-|–|to)\s?~?$")
+
+
+def _range(sentence: str, q: Quantity) -> Optional[tuple[float, float]]:
+    """(low, high) in q's units when q is one end of a written range ("10-20%", "124.6-125.2 µs")."""
+    t = scrub(sentence)
+    num = float(re.match(r"[\d.,]+", q.written).group(0).replace(",", "")) if q.written[:1].isdigit() else None
+    if num is None or not num:
+        return None
+    scale = q.value / num
+    after = _RANGE_AFTER.match(t[q.start + len(q.written.split()[0]):])
+    before = _RANGE_BEFORE.search(t[:q.start])
+    other = float(after.group(1)) if after else float(before.group(1)) if before else None
+    if other is None:
+        return None
+    lo, hi = sorted((num * scale, other * scale))
+    return lo, hi
+
+
+# facts made by combining others (sums over subsets of kernels, ratios of metrics, between ranks): a number that
+# misses one of them is not thereby a wrong measurement
+_COMBINED = re.compile(r"ratio of two|sum of ncu|sum over|between ranks|largest kernel|number of profiled|ncu guided")
+
+
+def _combined(f: Fact) -> bool:
+    return bool(f.derivation and _COMBINED.search(f.derivation))
+
+
+# concepts many different measurements share: a number whose words meet a fact only in these is not pinned to it
+GENERIC = frozenset("sol busy bytes dram_bytes peak ratio window launches share gap bandwidth flop_rate".split())
+NEAR_MISS = 0.5  # a number within 2x of a measured value its words describe is a wrong reading of it
 
 
 # a cause named to rule it out: negated, gone, fixed, residual, or the road not taken

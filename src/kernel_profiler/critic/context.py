@@ -1,0 +1,33 @@
+"""What one review works with: the answer, the facts of its captures, and what the checks found on the way."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .answer import Answer, NumberAudit
+from .facts import Facts
+from .match import Scope
+
+
+@dataclass
+class Context:
+    """What one review works with: the facts, the scope of the answer, and what the checks found."""
+
+    answer: Answer
+    facts: Facts
+    raw: str
+    scope: Scope = field(default_factory=lambda: Scope(set()))
+    claimed: Optional[str] = None
+    audit: list[NumberAudit] = field(default_factory=list)
+    signature: Optional[str] = None
+    strict: list[bool] = field(default_factory=list)  # per number of `_items`: must match (an evidence headline)
+
+    def texts(self) -> list[tuple[str, str]]:
+        a = self.answer
+        return [("bottleneck", a.bottleneck), ("mechanism", a.explanation)] + [("evidence", e.meaning) for e in a.evidence]
+
+    def described(self) -> list[tuple[str, str, str]]:
+        """(where, text, words that describe its numbers): an evidence line is described by its metric and kernel too."""
+        a = self.answer
+        return [("bottleneck", a.bottleneck, ""), ("mechanism", a.explanation, "")] + \
+            [("evidence", e.meaning, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]

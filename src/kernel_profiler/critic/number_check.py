@@ -1,0 +1,146 @@
+"""The numbers check: every number of an answer is a measured value of what its words describe, a derivation (declared,
+or written out in its sentence), or knowledge nothing contradicts (listed as unverified); a number the captures
+contradict, a written result that does not hold, or a near miss of a derivation of cited values is refused.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .answer import NumberAudit
+from .arithmetic import chains, implicit
+from .concepts import metric_concepts, unit_concepts
+from .context import Context
+from .facts import Fact
+from .form import metric_values
+from .match import (Operand, Use, candidates, close, match_bound, match_derived, match_facts, near_derivation,
+                    number_use, sentence_concepts)
+from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, sentences
+from .stride import match_stride, stride_miss
+from .unverified import bound_metric, contradiction, hedged
+
+NEAR_DERIVATION = 0.3  # a number within 30% of a derivation of values the answer cites is a wrong result of it
+
+
+def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], set[str], Use]]:
+    """(where, written-in, quantity, concepts, metric tokens, kernels in scope, use) for every number."""
+    out = []
+    c.strict = []
+    for where, text, extra in c.described():
+        headline = where == "evidence"  # an evidence line's first number is the measurement it cites
+        for s in sentences(text):
+            concepts = sentence_concepts(extra + s)
+            tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
+            kernels = c.scope.allowed(extra + s, c.facts)  # an evidence line is about the kernel it names
+            for q in quantities(s):
+                bound = bound_metric(s, q)  # "`launch__grid_size` = 132": the number is that metric's value
+                out.append((where, s, q, metric_concepts(bound) if bound else concepts, {bound} if bound else tokens,
+                            kernels, number_use(s, q)))
+                c.strict.append(headline)
+                headline = False
+    for e in c.answer.evidence:
+        q = evidence_quantity(e.value, e.unit)
+        if any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
+               for x in quantities(e.meaning)):
+            continue  # the line's own text carries the number and is checked above
+        text = f"{e.metric or ''} {e.meaning}"
+        concepts = sentence_concepts(text)
+        tokens = {e.metric} if e.metric else set()
+        kernels = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts) | ({k for k in c.facts.kernels
+                                                                              if e.kernel and k in e.kernel.replace(' ', '')})
+        out.append(("evidence", e.metric or e.meaning[:60], q, concepts, tokens, kernels, Use()))
+        c.strict.append(True)
+    return out
+
+
+def _named_evidence(c: Context) -> list[str]:
+    """A structured evidence value that names a metric the captures hold must be that metric's value."""
+    out = []
+    for e in c.answer.evidence:
+        if not e.metric or e.metric not in c.facts.by_metric:
+            continue
+        if len(METRIC_TOKEN.findall(e.meaning.replace("`", " "))) > 1:
+            continue  # a line naming several metrics (a ratio, two operands): its numbers are checked as prose
+        q = evidence_quantity(e.value, e.unit)
+        written = metric_values(e.meaning)
+        qs = written if written and close(written[0].value, q.value, written[0].tol) else [q]
+        ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
+        vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
+        if not any(close(f.value, v, t) for f in vals for x in qs for _, v, t in candidates(x)):
+            near = min(vals, key=lambda f: abs(f.value - q.value))
+            out.append(f"Evidence {e.metric} = {e.value:.6g}{' ' + e.unit if e.unit else ''} does not match the capture, "
+                       f"which holds {near.value:.6g} ({near.artifact}): quote the number the artifact reports.")
+    return out
+
+
+def check_numbers(c: Context) -> list[str]:
+    named = _named_evidence(c)
+    items = _items(c)
+    found = [match_facts(q, cs, toks, ks, c.facts, use) for _, _, q, cs, toks, ks, use in items]
+    matched: list[Optional[Fact]] = [fs[0] if fs else None for fs in found]
+    cited = [f for fs in found for f in fs]
+    for _, _, _, _, toks, ks, _ in items:
+        cited += [f for t in toks for f in c.facts.named(t) if f.kernel is None or f.kernel in ks]
+    derived: dict[int, tuple[str, list[str]]] = {}
+    ops: list[Operand] = []
+    for _ in range(2):  # a number derived in one place is a cited value elsewhere (one level of chaining)
+        for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
+            if f is not None or i in derived:
+                continue
+            prior = [o for o in ops if o.name != q.written]
+            d = match_derived(q, cs, cited, use, prior) or match_bound(q, cs, toks, ks, c.facts, cited, use, prior) \
+                or match_stride(q, cs, ks, c.facts)
+            if d is not None:
+                derived[i] = d
+                ops.append(Operand(q.written, abs(q.value) / (100.0 if q.family == "pct" else 1.0),
+                                   cs | unit_concepts(q.unit), "ratio" if q.family == "pct" else q.family))
+    out = list(named)
+    for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
+        if f is not None:
+            c.audit.append(NumberAudit(written=q.written, where=where, fact=f.describe(), derivation=f.derivation))
+            continue
+        if i in derived:
+            c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
+            continue
+        stated = _stated(s, q)
+        if stated is not None and not c.strict[i]:
+            c.audit.append(NumberAudit(written=q.written, where=where, derivation=stated))
+            continue
+        wrong = next((st for st in chains(s) if not st.ok and st.result.start == q.start), None)
+        if wrong is not None:
+            c.audit.append(NumberAudit(written=q.written, where=where))
+            out.append(f"The number '{q.written}' in the {where} is the result of '{wrong.text}', which does not "
+                       f"hold: recompute it from its operands.")
+            continue
+        bad = None if c.strict[i] else (contradiction(q, s, ks, c.facts, use) or stride_miss(q, cs, ks, c.facts))
+        near = None if bad is not None or c.strict[i] or hedged(s, q) else near_derivation(q, cs, cited, [o for o in ops if o.name != q.written], NEAR_DERIVATION)
+        if near is not None:
+            c.audit.append(NumberAudit(written=q.written, where=where))
+            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') is close to, but not, the "
+                       f"{near[0]} of values the answer cites ({near[1]:.4g}): recompute it.")
+            continue
+        if not c.strict[i] and bad is None and not use.bound:
+            # knowledge (a ceiling, a size from the source), a prediction, or a value no capture measures: nothing
+            # contradicts it, so it is listed as unverified, not refused
+            c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))
+            continue
+        c.audit.append(NumberAudit(written=q.written, where=where))
+        if bad is not None:
+            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') does not match the measured "
+                       f"{bad.metric}, which the capture holds as {bad.value:.4g} ({bad.artifact}): quote the measured "
+                       f"value.")
+            continue
+        described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
+        out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of what "
+                   f"its sentence describes ({described}) for the kernel in question, nor a derivation of cited "
+                   f"values: quote the value the artifact reports for that metric.")
+    return out
+
+
+def _stated(sentence: str, q: Quantity) -> Optional[str]:
+    """How the number follows from arithmetic written in its own sentence: the result of a chain that holds
+    ("2.03 ms / 200 = 10.1 us"), or a ratio/product/difference of two of the sentence's numbers."""
+    for st in chains(sentence):
+        if st.ok and st.result.start == q.start:
+            return f"stated arithmetic '{st.text}'"
+    how = implicit(sentence, q)
+    return f"arithmetic on the sentence's numbers: {how}" if how else None
