@@ -39,6 +39,15 @@ After the claim/fix/causal-chain/rank rules of 2026-11-30 evening (claim.py, fix
 rank signatures; blind2 and blind3 were development sets for them), at 532cfb2, before the number-policy rewrite:
   adversarial 0/44, 1/29; holdout 0/28, 0/19; blind2 1/35, 14/23; blind3 0/37, 12/22 (from 1/37, 19/22). Every
   remaining blind3 false reject but one fails on numbers (and one on arithmetic) only.
+Two more blind sets, written this session by helpers that never read or ran the critic: adversarial_blind4 (63
+answers, 43 on six captures no other set used) and adversarial_blind5 (43 answers over the ten holdout-5 programs
+captured on the H200 this session). Counts first, at 047d463 (the critic before this session's work):
+  blind4 0/33 false accepts, 27/30 false rejects; blind5 2/23, 20/20.
+blind4's reasons were read at ~21:40 (a development set from then on, like blind2 and blind3); blind5's never were.
+At 7d22839 (the claim/fix/chain/rank rules and the number policy: unverified unless contradicted, written
+arithmetic recomputed, headings in other words):
+  adversarial 0/44, 1/29; holdout 0/28, 0/19; blind2 1/35, 8/23; blind3 1/37, 6/22; blind4 0/33, 21/30;
+  blind5 (blind) 1/23 false accepts (4%), 16/20 false rejects (80%).
 """
 from __future__ import annotations
 
@@ -96,7 +105,8 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout", "adversarial_blind2",
-                                                                "adversarial_blind3"]
+                                                                "adversarial_blind3", "adversarial_blind4",
+                                                                "adversarial_blind5"]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)
