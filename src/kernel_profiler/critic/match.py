@@ -357,13 +357,21 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use:
             if f.family == fam and close(f.value, v, t) and _unit_fits(f, q) and ceiling_fits(f, want, use) \
                     and _qualified(f, want):
                 return "the same value cited elsewhere in the answer", [f.metric]
+    for val, v, t, how, operands in _derived_values(q, want, cited, derived):
+        if close(val, v, t):
+            return how, operands
+    return None
+
+
+def _derived_values(q: Quantity, want: frozenset[str], cited: list[Fact], derived: Iterable[Operand]):
+    """(derived value, q read in the derivation's family, its tolerance, how, operands) for every declared
+    derivation of the cited values whose family q may be read in."""
     ops = [Operand.of(f) for f in cited] + list(derived)
     cands = candidates(q)
     for fam, val, how, operands in derivations(want, ops):
         for cf, v, t in cands:
-            if _fam_fits(fam, cf, how, q.family) and close(val, v, t):
-                return how, operands
-    return None
+            if _fam_fits(fam, cf, how, q.family):
+                yield val, v, t, how, operands
 
 
 def near_derivation(q: Quantity, concepts: frozenset[str], cited: list[Fact], derived: Iterable[Operand] = (),
@@ -372,17 +380,13 @@ def near_derivation(q: Quantity, concepts: frozenset[str], cited: list[Fact], de
     not within rounding: a number that misses a derivation of what its own answer cites by a little is a wrong
     result of that derivation."""
     want = concepts | unit_concepts(q.unit) | {"ratio"}
-    ops = [Operand.of(f) for f in cited] + list(derived)
     best: Optional[tuple[float, str, float]] = None
-    for fam, val, how, _ in derivations(want, ops):
-        if how == "architecture constant" or not val:
+    for val, v, _, how, _ in _derived_values(q, want, cited, derived):
+        if how == "architecture constant" or not val or not v:
             continue
-        for cf, v, t in candidates(q):
-            if not _fam_fits(fam, cf, how, q.family) or not v:
-                continue
-            off = abs(val - v) / max(abs(v), abs(val))
-            if off < within and (best is None or off < best[0]):
-                best = (off, how, val)
+        off = abs(val - v) / max(abs(v), abs(val))
+        if off < within and (best is None or off < best[0]):
+            best = (off, how, val)
     return (best[1], best[2]) if best else None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .answer import NumberAudit
-from .arithmetic import chains, implicit
+from .arithmetic import Stated, chains, implicit
 from .concepts import metric_concepts, unit_concepts
 from .context import Context
 from .facts import Fact
@@ -101,11 +101,12 @@ def check_numbers(c: Context) -> list[str]:
         if i in derived:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
             continue
-        stated = _stated(s, q)
+        written = next((st for st in chains(s) if st.result.start == q.start), None)  # 'A op B = q' in its sentence
+        stated = _stated(s, q, written)
         if stated is not None and not c.strict[i]:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=stated))
             continue
-        wrong = next((st for st in chains(s) if not st.ok and st.result.start == q.start), None)
+        wrong = written if written is not None and not written.ok else None
         if wrong is not None:
             c.audit.append(NumberAudit(written=q.written, where=where))
             out.append(f"The number '{q.written}' in the {where} is the result of '{wrong.text}', which does not "
@@ -136,11 +137,10 @@ def check_numbers(c: Context) -> list[str]:
     return out
 
 
-def _stated(sentence: str, q: Quantity) -> Optional[str]:
+def _stated(sentence: str, q: Quantity, written: Optional[Stated]) -> Optional[str]:
     """How the number follows from arithmetic written in its own sentence: the result of a chain that holds
     ("2.03 ms / 200 = 10.1 us"), or a ratio/product/difference of two of the sentence's numbers."""
-    for st in chains(sentence):
-        if st.ok and st.result.start == q.start:
-            return f"stated arithmetic '{st.text}'"
+    if written is not None and written.ok:
+        return f"stated arithmetic '{written.text}'"
     how = implicit(sentence, q)
     return f"arithmetic on the sentence's numbers: {how}" if how else None

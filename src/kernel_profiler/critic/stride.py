@@ -12,6 +12,11 @@ _SPR = {op: (f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum", f"l1tex__t_req
         for op in ("ld", "st")}
 
 
+def _applies(q: Quantity, concepts: frozenset[str]) -> bool:
+    """A byte distance in a sentence about lanes, sectors or coalescing."""
+    return q.family == "bytes" and "stride" in concepts and bool({"sectors", "coalescing", "divergence", "lanes"} & concepts)
+
+
 def _stride_ops(concepts: frozenset[str]) -> list[str]:
     """The global access a stride sentence speaks of: stores where it speaks of writes only, loads where of reads
     only (or of neither), either where of both."""
@@ -25,7 +30,7 @@ def match_stride(q: Quantity, concepts: frozenset[str], kernels: set[str], facts
     coalescing it implies: a warp of 4-byte loads at a stride of s bytes touches min(32, ceil((31 s + 4) / 32)) sectors per
     request (the span of 31 strides + 4 bytes, in 32-byte sectors), which must agree with the measured sectors per global
     request of the kernel, of the loads or the stores the sentence speaks of (`_stride_ops`)."""
-    if q.family != "bytes" or "stride" not in concepts or not ({"sectors", "coalescing", "divergence", "lanes"} & concepts):
+    if not _applies(q, concepts):
         return None
     if q.value < 4:
         return None
@@ -45,7 +50,7 @@ def match_stride(q: Quantity, concepts: frozenset[str], kernels: set[str], facts
 
 def stride_miss(q: Quantity, concepts: frozenset[str], kernels: set[str], facts: Facts) -> Optional[Fact]:
     """The measured sectors per request a lane stride contradicts (None when the stride agrees or cannot be checked)."""
-    if q.family != "bytes" or "stride" not in concepts or not ({"sectors", "coalescing", "divergence", "lanes"} & concepts):
+    if not _applies(q, concepts):
         return None
     if q.value < 4 or match_stride(q, concepts, kernels, facts) is not None:
         return None
