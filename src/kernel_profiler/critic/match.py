@@ -364,8 +364,7 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use:
 
 
 def _derived_values(q: Quantity, want: frozenset[str], cited: list[Fact], derived: Iterable[Operand]):
-    """(derived value, q read in the derivation's family, its tolerance, how, operands) for every declared
-    derivation of the cited values whose family q may be read in."""
+    """(value, q in the derivation's family, its tolerance, how, operands) of each declared derivation q may be."""
     ops = [Operand.of(f) for f in cited] + list(derived)
     cands = candidates(q)
     for fam, val, how, operands in derivations(want, ops):
@@ -376,9 +375,8 @@ def _derived_values(q: Quantity, want: frozenset[str], cited: list[Fact], derive
 
 def near_derivation(q: Quantity, concepts: frozenset[str], cited: list[Fact], derived: Iterable[Operand] = (),
                     within: float = 2 / 3) -> Optional[tuple[str, float]]:
-    """The declared derivation of cited values closest to q, when it is near (relative distance under `within`) but
-    not within rounding: a number that misses a derivation of what its own answer cites by a little is a wrong
-    result of that derivation."""
+    """The declared derivation of cited values closest to q when near it (relative distance under `within`): a
+    number that misses a derivation of what its own answer cites by a little is a wrong result of it."""
     want = concepts | unit_concepts(q.unit) | {"ratio"}
     best: Optional[tuple[float, str, float]] = None
     for val, v, _, how, _ in _derived_values(q, want, cited, derived):
