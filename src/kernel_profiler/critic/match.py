@@ -365,9 +365,8 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use:
 
 def _derived_values(q: Quantity, want: frozenset[str], cited: list[Fact], derived: Iterable[Operand]):
     """(value, q in the derivation's family, its tolerance, how, operands) of each declared derivation q may be."""
-    ops = [Operand.of(f) for f in cited] + list(derived)
     cands = candidates(q)
-    for fam, val, how, operands in derivations(want, ops):
+    for fam, val, how, operands in derivations(want, [Operand.of(f) for f in cited] + list(derived)):
         for cf, v, t in cands:
             if _fam_fits(fam, cf, how, q.family):
                 yield val, v, t, how, operands
@@ -377,9 +376,8 @@ def near_derivation(q: Quantity, concepts: frozenset[str], cited: list[Fact], de
                     within: float = 2 / 3) -> Optional[tuple[str, float]]:
     """The declared derivation of cited values closest to q when near it (relative distance under `within`): a
     number that misses a derivation of what its own answer cites by a little is a wrong result of it."""
-    want = concepts | unit_concepts(q.unit) | {"ratio"}
     best: Optional[tuple[float, str, float]] = None
-    for val, v, _, how, _ in _derived_values(q, want, cited, derived):
+    for val, v, _, how, _ in _derived_values(q, concepts | unit_concepts(q.unit) | {"ratio"}, cited, derived):
         if how == "architecture constant" or not val or not v:
             continue
         off = abs(val - v) / max(abs(v), abs(val))
