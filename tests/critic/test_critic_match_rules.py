@@ -232,8 +232,10 @@ def test_equal_facts_are_all_cited_for_a_derivation(case):
     text = "The `.item()` read-back blocks the host, and then ~{:.0f} us of host bookkeeping runs while the GPU idles."
     ok = numbers_check(c, "Host-bound on synchronization.", ev, text.format(round(sync / n / 1e3, -1)))
     assert ok.checks["numbers"], ok.reasons
-    bad = numbers_check(c, "Host-bound on synchronization.", ev, text.format(round(sync / n / 1e3 * 1.25, -1)))
-    assert not bad.checks["numbers"], bad.reasons
+    assert any(x.derivation and x.written.startswith(f"{round(sync / n / 1e3, -1):.0f}") for x in ok.numbers), ok.numbers
+    # 25% off that derivation, approximate ("~") and in prose: not credited with it, listed as unverified
+    off = numbers_check(c, "Host-bound on synchronization.", ev, text.format(round(sync / n / 1e3 * 1.25, -1)))
+    assert any(x.unverified and not x.derivation for x in off.numbers), off.numbers
 
 
 def test_the_bytes_a_kernel_stores_are_its_output(case):

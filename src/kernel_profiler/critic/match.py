@@ -372,20 +372,6 @@ def _derived_values(q: Quantity, want: frozenset[str], cited: list[Fact], derive
                 yield val, v, t, how, operands
 
 
-def near_derivation(q: Quantity, concepts: frozenset[str], cited: list[Fact], derived: Iterable[Operand] = (),
-                    within: float = 2 / 3) -> Optional[tuple[str, float]]:
-    """The declared derivation of cited values closest to q when near it (relative distance under `within`): a
-    number that misses a derivation of what its own answer cites by a little is a wrong result of it."""
-    best: Optional[tuple[float, str, float]] = None
-    for val, v, _, how, _ in _derived_values(q, concepts | unit_concepts(q.unit) | {"ratio"}, cited, derived):
-        if how == "architecture constant" or not val or not v:
-            continue
-        off = abs(val - v) / max(abs(v), abs(val))
-        if off < within and (best is None or off < best[0]):
-            best = (off, how, val)
-    return (best[1], best[2]) if best else None
-
-
 def _fam_fits(derived_family: str, candidate_family: str, how: str, written: str = "") -> bool:
     """A derived value fits a number of the family it is read as; a number written with a unit of bytes, time or a
     rate is never a dimensionless ratio of two values."""

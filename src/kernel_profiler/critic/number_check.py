@@ -1,24 +1,23 @@
 """The numbers check: every number of an answer is a measured value of what its words describe, a derivation (declared,
 or written out in its sentence), or knowledge nothing contradicts (listed as unverified); a number the captures
-contradict, a written result that does not hold, or a near miss of a derivation of cited values is refused.
+contradict or a written result that does not hold is refused.
 """
 from __future__ import annotations
 
 from typing import Optional
 
 from .answer import NumberAudit
-from .arithmetic import Stated, chains, implicit
+from .arithmetic import Stated, chains, implicit, implicit_miss
 from .concepts import metric_concepts, unit_concepts
 from .context import Context
-from .facts import Fact
+from .facts import Fact, Facts
 from .form import metric_values
-from .match import (Operand, Use, candidates, close, match_bound, match_derived, match_facts, near_derivation,
+from .match import (Operand, Use, candidates, close, match_bound, match_derived, match_facts,
                     number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, sentences
 from .stride import match_stride, stride_miss
-from .unverified import bound_metric, contradiction, hedged
+from .unverified import GENERIC, bound_metric, contradiction
 
-NEAR_DERIVATION = 0.3  # a number within 30% of a derivation of values the answer cites is a wrong result of it
 
 
 def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], set[str], Use]]:
@@ -107,19 +106,28 @@ def check_numbers(c: Context) -> list[str]:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=stated))
             continue
         wrong = written if written is not None and not written.ok else None
+        miss = None if wrong is not None or c.strict[i] else implicit_miss(s, q)
+        if miss is not None:
+            c.audit.append(NumberAudit(written=q.written, where=where))
+            out.append(f"The ratio '{q.written}' in the {where} ('{s.strip()[:90]}') is not the ratio of the values its "
+                       f"sentence gives ({miss}): recompute it.")
+            continue
         if wrong is not None:
             c.audit.append(NumberAudit(written=q.written, where=where))
             out.append(f"The number '{q.written}' in the {where} is the result of '{wrong.text}', which does not "
                        f"hold: recompute it from its operands.")
             continue
-        bad = None if c.strict[i] else (contradiction(q, s, ks, c.facts, use) or stride_miss(q, cs, ks, c.facts))
-        near = None if bad is not None or c.strict[i] or hedged(s, q) else near_derivation(q, cs, cited, [o for o in ops if o.name != q.written], NEAR_DERIVATION)
-        if near is not None:
+        operand = written is None and any(q.start == o.start for st in chains(s) if st.ok for o in st.operands)
+        bad = None if operand else contradiction(q, s, ks, c.facts, use, headline=c.strict[i]) or \
+            (None if c.strict[i] else stride_miss(q, cs, ks, c.facts))
+        if c.strict[i] and bad is None and not operand and _pinned(q, toks, cs, ks, c.facts):
             c.audit.append(NumberAudit(written=q.written, where=where))
-            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') is close to, but not, the "
-                       f"{near[0]} of values the answer cites ({near[1]:.4g}): recompute it.")
+            described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
+            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of "
+                       f"what its line describes ({described}) for the kernel in question, nor a derivation of cited "
+                       f"values: quote the value the artifact reports for that metric.")
             continue
-        if not c.strict[i] and bad is None and not use.bound:
+        if bad is None and not use.bound:
             # knowledge (a ceiling, a size from the source), a prediction, or a value no capture measures: nothing
             # contradicts it, so it is listed as unverified, not refused
             c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))
@@ -129,11 +137,9 @@ def check_numbers(c: Context) -> list[str]:
             out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') does not match the measured "
                        f"{bad.metric}, which the capture holds as {bad.value:.4g} ({bad.artifact}): quote the measured "
                        f"value.")
-            continue
-        described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
-        out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of what "
-                   f"its sentence describes ({described}) for the kernel in question, nor a derivation of cited "
-                   f"values: quote the value the artifact reports for that metric.")
+        else:  # an inequality ("well under 2 ms") that no measured value or derivation of cited values satisfies
+            out.append(f"The bound '{q.written}' in the {where} ('{s.strip()[:90]}') holds for no measured value of "
+                       f"what its sentence describes, nor for a derivation of cited values: check it.")
     return out
 
 
@@ -144,3 +150,16 @@ def _stated(sentence: str, q: Quantity, written: Optional[Stated]) -> Optional[s
         return f"stated arithmetic '{written.text}'"
     how = implicit(sentence, q)
     return f"arithmetic on the sentence's numbers: {how}" if how else None
+
+
+def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: set[str], facts: Facts) -> bool:
+    """Whether an evidence line's words name a metric the captures hold for the kernel in scope (by its name, or by
+    a specific word that describes it), so that its cited number, matching none of its values, is wrong rather
+    than unverifiable."""
+    specific = concepts - GENERIC - {"duration", "ratio"}
+    for f in facts.items:
+        if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
+            continue
+        if f.metric in tokens or specific & f.concepts:
+            return True
+    return False

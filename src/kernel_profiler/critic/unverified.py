@@ -43,13 +43,15 @@ def hedged(sentence: str, q: Quantity) -> bool:
     return bool(_NOT_MEASURED.search(clause_of(sentence, q)))
 
 
-def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, use: Use) -> Optional[Fact]:
+def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, use: Use,
+                  headline: bool = False) -> Optional[Fact]:
     """The measured fact the number claims to be but is not (its nearest value), or None when the number is not
-    presented as a measurement the captures hold."""
+    presented as a measurement the captures hold. `headline`: the number an evidence line cites, a measurement
+    by its place (no hedge frees it, and a value far from the measured one is as wrong as a near one)."""
     if use.bound:  # an inequality is checked as one (match.match_bound)
         return None
     clause = clause_of(sentence, q)
-    if hedged(sentence, q) and not use.achieved:
+    if hedged(sentence, q) and not use.achieved and not headline:
         return None
     words, units = text_concepts(clause), unit_concepts(q.unit)
     concepts = frozenset(words | units)
@@ -57,7 +59,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     if not concepts - {"ratio"} and not tokens:
         return None
     counted = bool(units) and counts(q)  # "132 blocks": the noun names what is counted
-    specific = concepts - GENERIC
+    specific = words - GENERIC - {"duration"}
+    timed_kernel = "duration" in words and not specific and bool(_KERNEL_WORD.search(clause))
     span = _range(sentence, q)
     best: Optional[tuple[tuple, Fact]] = None
     for fam, v, _ in candidates(q):
@@ -66,7 +69,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         for f in facts.by_family.get(fam, []):
             if f.kernel is not None and f.kernel not in kernels:
                 continue
-            if (is_ceiling(f) and not use.achieved) or _combined(f):
+            if (is_ceiling(f) and not (use.achieved or use.reference)) or _combined(f):
                 continue
             if not describes(f, q, concepts, tokens, use):
                 continue
@@ -74,11 +77,13 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 return None  # "within ~10-20%": a range that holds the measured value
             named = f.metric in tokens or use.achieved or \
                 any(x.startswith("api:") for x in f.concepts & concepts) or \
-                (counted and bool(f.concepts & units) and "peak" not in f.concepts)  # "132 blocks", not a device limit
-            if not named and specific and not f.concepts & specific:
-                continue  # "0.17% issue active" shares only 'busy'/'sol' with an L2 throughput: not the same thing
+                (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units))  # "132 blocks"
+            if not named and not specific & f.concepts and \
+                    not (timed_kernel and f.kernel is not None and "duration" in f.concepts):
+                continue  # pinned only by a specific word of the clause that describes this fact ("61.5 ms" alone
+                # names no measurement, nor does "DRAM 80% busy" name the GPU-busy fraction)
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
-            if not named and off > NEAR_MISS:
+            if not named and not headline and off > NEAR_MISS:
                 continue  # far from what the words describe: likely about something else, left unverified
             rank = (not named, not (counted and f.concepts & units), -len(f.concepts & concepts), off)
             if best is None or rank < best[0]:
@@ -115,6 +120,8 @@ def _combined(f: Fact) -> bool:
     return bool(f.derivation and _COMBINED.search(f.derivation))
 
 
+_LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts
+_KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
 # concepts many different measurements share: a number whose words meet a fact only in these is not pinned to it
 GENERIC = frozenset("sol busy bytes dram_bytes peak ratio window launches share gap bandwidth flop_rate".split())
 NEAR_MISS = 0.5  # a number within 2x of a measured value its words describe is a wrong reading of it
