@@ -77,12 +77,36 @@ def materialise(case: str, name: str, work: Path) -> Path:
     return out
 
 
+def readable(paths: list[Path]) -> list[Path]:
+    """The cited files the critic reads: a program's own log (run.log) that an answer cites beside its captures is
+    left out, as a user would pass only the profiler's files."""
+    from kernel_profiler.artifacts import load_paths
+    from kernel_profiler.errors import UnknownFormat
+
+    out = []
+    for p in paths:
+        if p not in _READABLE:
+            try:
+                load_paths([p])
+                _READABLE[p] = True
+            except UnknownFormat:
+                _READABLE[p] = False
+            except Exception:
+                _READABLE[p] = True  # another problem is the critic's to report
+        if _READABLE[p]:
+            out.append(p)
+    return out
+
+
+_READABLE: dict[Path, bool] = {}
+
+
 def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]:
     root = DATA / set_name
     answers = tomllib.loads((root / "cases.toml").read_text())["answer"]
     fa = fr = n_rej = n_acc = 0
     for a in answers:
-        paths = [materialise(a["case"], n, work) for n in a["artifacts"]]
+        paths = readable([materialise(a["case"], n, work) for n in a["artifacts"]])
         try:
             got = critique_text((root / a["file"]).read_text(encoding="utf-8"), paths).verdict
             reasons = ""
@@ -106,7 +130,8 @@ def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout", "adversarial_blind2",
                                                                 "adversarial_blind3", "adversarial_blind4",
-                                                                "adversarial_blind5"]
+                                                                "adversarial_blind5", "adversarial_blind6",
+                                                                "adversarial_blind7"]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)

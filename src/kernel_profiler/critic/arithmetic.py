@@ -23,10 +23,11 @@ _SUPER = {"²": 2, "³": 3, "⁴": 4}
 _POWER = re.compile(r"^\s*(?:\^\s*|\*\*\s*)(\d+)")
 _SUPERSCRIPT = re.compile(r"(?<![\w.])(\d+)([²³⁴])")
 _WORD = r"[^\W\d_][\w/.'’-]*"
-_OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(x|×|\*|/|\+|-|−|–)\s+(?:~\s*)?(?:{_WORD}\s+){{0,2}}$"
-                 rf"|^\s*(?:{_WORD}\s+){{0,3}}?(×|\*)\s*$")
+_OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(x|×|·|⋅|\*|/|\+|-|−|–)\s+(?:~\s*)?(?:{_WORD}\s+){{0,2}}$"
+                 rf"|^\s*(?:{_WORD}\s+){{0,3}}?(×|·|⋅|\*)\s*$")
 _EQ = re.compile(rf"^\s*(?:{_WORD}\s+){{0,4}}?(?:\([^()=]*\)\s*)?(?:=|≈)\s*~?\s*$")
 _HEAD = re.compile(_NUM)
+_TIMES = ("x", "×", "·", "⋅", "*")
 _TIMES_UNIT = re.compile(r"^\s+(?:~\s*)?\d")  # "3 x 16.8 MB": the x after 3 is the operator, not a ratio unit
 
 
@@ -57,7 +58,7 @@ def _dims(q: Quantity) -> tuple[int, int]:
 
 
 def _combine(a: tuple[int, int], op: str, b: tuple[int, int]) -> Optional[tuple[int, int]]:
-    if op in ("x", "×", "*"):
+    if op in _TIMES:
         return a[0] + b[0], a[1] + b[1]
     if op == "/":
         return a[0] - b[0], a[1] - b[1]
@@ -125,7 +126,7 @@ def _apply(a: float, op: str, b: float) -> Optional[float]:
         return a + b
     if op in ("-", "−", "–"):
         return a - b
-    if op in ("x", "×", "*"):
+    if op in _TIMES:
         return a * b
     return a / b if b else None
 
@@ -161,12 +162,26 @@ def chains(sentence: str) -> list[Stated]:
             if dims != _dims(r.q):
                 i = j + 1  # "8192 x 8192 fp32 = 268 MB": a factor left unwritten (4 bytes); nothing to check
                 continue
-            ok = agrees(r.q, acc, TOL + tol)
+            ok = agrees(r.q, acc, TOL + tol) or _binary_agrees(terms, r.q, acc, TOL + tol)
             out.append(Stated(r.q, tuple(terms), ok, t[ops[i].start:r.end].strip()))
             i = j + 1  # the result may start the next chain
             continue
         i = j + 1 if j > i else i + 1
     return out
+
+
+_BINARY = {"k": 1.024, "K": 1.024, "M": 1.024 ** 2 * 1.0, "G": 1.024 ** 3}
+
+
+def _binary_agrees(terms: list[Quantity], result: Quantity, got: float, tol: float) -> bool:
+    """'2 x 64M x 4 B = 536.9 MB': a count written with K, M or G may mean 2^10, 2^20 or 2^30 (a multiplied term
+    scales the result by the same factor)."""
+    scale = 1.0
+    for q in terms:
+        w = q.written.split()[0]
+        if w[-1:] in _BINARY and w[:-1].replace(".", "").replace(",", "").isdigit():
+            scale *= _BINARY[w[-1]]
+    return scale != 1.0 and agrees(result, got * scale, tol)
 
 
 def wrong_arithmetic(text: str) -> list[str]:

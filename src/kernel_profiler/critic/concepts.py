@@ -218,3 +218,7 @@ def text_concepts(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def unit_concepts(unit: str) -> frozenset[str]:
     return _concepts(UNIT_CONCEPTS, unit)
+
+
+# concepts many different measurements share: a number whose words meet a fact only in these is not pinned to it
+GENERIC = frozenset("sol busy bytes dram_bytes peak ratio window launches share gap bandwidth flop_rate".split())

@@ -173,7 +173,8 @@ def _line_is_heading(text: str, m: re.Match) -> bool:
     line_end = text.find("\n", m.start())
     line = text[m.start(): len(text) if line_end < 0 else line_end]
     head = m.group(0).strip()
-    if head.startswith("#") or head.endswith(":") or re.search(r"(\*\*|__)[.:]?$", head) and re.match(r"(\d+[.)]\s*)?(\*\*|__)", head):
+    if head.startswith("#") or head.endswith(":") or \
+            re.search(r"(\*\*|__)[.:]?(\s*\([^)\n]*\))?[.:]?$", head) and re.match(r"(\d+[.)]\s*)?(\*\*|__)", head):
         return True
     if head.endswith(".") and re.match(r"\d+[.)]\s*(\*\*|__)?\s*\w", head):  # "3. Mechanism." (a numbered part)
         return True

@@ -62,6 +62,7 @@ _REFERENCE = re.compile(r"(?:\bof|\bvs\.?|\bversus|\bagainst|\bat|/|\bout of|\bt
                         re.I)
 
 
+_RATES = frozenset({"byte_rate", "flop_rate", "pct", "hz"})  # what a program achieves ("runs at 170 us" is a time)
 _UPPER = re.compile(r"(?:\bunder|\bbelow|\bless than|\bat most|\bno more than|\bfewer than|<|≤)\s*(?:~|about\s+)?$", re.I)
 _LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\bexceeds?|>|≥)\s*(?:~|about\s+)?$", re.I)
 
@@ -71,7 +72,7 @@ def number_use(sentence: str, q: Quantity) -> Use:
     whole = (sentence or "")[:q.start]
     before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
     bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
-    return Use(achieved=bool(_ACHIEVED.search(before)),
+    return Use(achieved=q.family in _RATES and bool(_ACHIEVED.search(before)),
                reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole)), bound=bound)
 
 

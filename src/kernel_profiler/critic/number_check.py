@@ -8,7 +8,7 @@ from typing import Optional
 
 from .answer import NumberAudit
 from .arithmetic import Stated, chains, implicit, implicit_miss
-from .concepts import metric_concepts, unit_concepts
+from .concepts import GENERIC, metric_concepts, unit_concepts
 from .context import Context
 from .facts import Fact, Facts
 from .form import metric_values
@@ -16,7 +16,7 @@ from .match import (Operand, Use, candidates, close, match_bound, match_derived,
                     number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, sentences
 from .stride import match_stride, stride_miss
-from .unverified import GENERIC, bound_metric, contradiction
+from .unverified import bound_metric, contradiction
 
 
 
@@ -60,15 +60,22 @@ def _named_evidence(c: Context) -> list[str]:
         if len(METRIC_TOKEN.findall(e.meaning.replace("`", " "))) > 1:
             continue  # a line naming several metrics (a ratio, two operands): its numbers are checked as prose
         q = evidence_quantity(e.value, e.unit)
-        written = metric_values(e.meaning)
-        qs = written if written and close(written[0].value, q.value, written[0].tol) else [q]
         ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
-        if not any(close(f.value, v, t) for f in vals for x in qs for _, v, t in candidates(x)):
+        qs = [q] + metric_values(e.meaning) + [st.result for st in chains(e.meaning) if st.ok]  # "a / b = 32"
+        if all(f.family != q.family for f in vals) and _measures(q, ks, c.facts):
+            qs += quantities(e.meaning)  # a terse line opening with another measurement gives the metric's value later
+        if not any(close(f.value, v, t) for f in vals for x in qs for fam, v, t in candidates(x) if fam == f.family):
             near = min(vals, key=lambda f: abs(f.value - q.value))
             out.append(f"Evidence {e.metric} = {e.value:.6g}{' ' + e.unit if e.unit else ''} does not match the capture, "
                        f"which holds {near.value:.6g} ({near.artifact}): quote the number the artifact reports.")
     return out
+
+
+def _measures(q: Quantity, kernels: set[str], facts: Facts) -> bool:
+    """Whether a number is some measured value of the captures (any metric) for the kernels in scope."""
+    return any(f.family == fam and close(f.value, v, t) and (f.kernel is None or f.kernel in kernels)
+               for fam, v, t in candidates(q) for f in facts.near(fam, v, t))
 
 
 def check_numbers(c: Context) -> list[str]:
@@ -106,7 +113,8 @@ def check_numbers(c: Context) -> list[str]:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=stated))
             continue
         wrong = written if written is not None and not written.ok else None
-        miss = None if wrong is not None or c.strict[i] else implicit_miss(s, q)
+        operand = written is None and any(q.start == o.start for st in chains(s) if st.ok for o in st.operands)
+        miss = None if wrong is not None or c.strict[i] or operand else implicit_miss(s, q)
         if miss is not None:
             c.audit.append(NumberAudit(written=q.written, where=where))
             out.append(f"The ratio '{q.written}' in the {where} ('{s.strip()[:90]}') is not the ratio of the values its "
@@ -117,7 +125,6 @@ def check_numbers(c: Context) -> list[str]:
             out.append(f"The number '{q.written}' in the {where} is the result of '{wrong.text}', which does not "
                        f"hold: recompute it from its operands.")
             continue
-        operand = written is None and any(q.start == o.start for st in chains(s) if st.ok for o in st.operands)
         bad = None if operand else contradiction(q, s, ks, c.facts, use, headline=c.strict[i]) or \
             (None if c.strict[i] else stride_miss(q, cs, ks, c.facts))
         if c.strict[i] and bad is None and not operand and _pinned(q, toks, cs, ks, c.facts):

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .concepts import text_concepts, unit_concepts
+from .concepts import GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
-from .match import Use, candidates, counts, describes, is_ceiling
+from .match import Use, candidates, counts, describes, is_ceiling, several_kernels
 from .numbers import METRIC_TOKEN, Quantity, scrub
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
@@ -61,7 +61,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     counted = bool(units) and counts(q)  # "132 blocks": the noun names what is counted
     specific = words - GENERIC - {"duration"}
     timed_kernel = "duration" in words and not specific and bool(_KERNEL_WORD.search(clause))
-    span = _range(sentence, q)
+    span = None if several_kernels(sentence) else _range(sentence, q)  # "each kernel takes 124-183 us": both
+    # ends are measurements; "within ~10-20%" brackets one value
     best: Optional[tuple[tuple, Fact]] = None
     for fam, v, _ in candidates(q):
         if q.family == "ratio" and fam != "ratio":
@@ -122,8 +123,6 @@ def _combined(f: Fact) -> bool:
 
 _LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts
 _KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
-# concepts many different measurements share: a number whose words meet a fact only in these is not pinned to it
-GENERIC = frozenset("sol busy bytes dram_bytes peak ratio window launches share gap bandwidth flop_rate".split())
 NEAR_MISS = 0.5  # a number within 2x of a measured value its words describe is a wrong reading of it
 
 
