@@ -216,8 +216,8 @@ def implicit_miss(sentence: str, q: Quantity, within: float = 0.5) -> Optional[s
     """A ratio ("5.1x") that misses, by less than `within`, the quotient of two numbers of one kind written in its own
     sentence ("1.29 ms / 1000 launches = 1.29 us per launch, 1.8x the median kernel of 710 ns"): arithmetic the
     writer got wrong. None when the ratio holds for some pair, or is near none."""
-    if q.family != "ratio" or implicit(sentence, q):
-        return None
+    if q.family != "ratio" or implicit(sentence, q) or _TIMES_UNIT.match(scrub(sentence)[q.end:q.end + 4]):
+        return None  # "6 x 169.8 us": the x multiplies
     target = _si(q)
     others = [o for o in _operands(sentence) if not (o.start <= q.start < o.end) and o.si]
     for a in others:

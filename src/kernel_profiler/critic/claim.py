@@ -87,6 +87,8 @@ def _hits(text: str, raw: str) -> list[tuple[int, int, str]]:
                 continue
             if any(a <= m.start() < b for a, b in ceilings):
                 continue  # "near the FMA ceiling": the ceiling, not a cause
+            if re.match(r"[- ]bound\b", text[m.end():m.end() + 7]) and any(a <= c < b for c, _ in ceilings):
+                continue  # "tensor-core-bound at the roofline": the ceiling reached, not a cause
             if e.not_words is not None and e.not_words.search(raw[a:b]):
                 continue
             out.append((m.start(), m.end(), i))

@@ -466,6 +466,25 @@ def _report_sass(arts: Artifacts) -> list:
 
 
 # ----------------------------------------------------------------------------- all
+_SUMMED = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes.sum")
+
+
+def _report_sums(f: Facts, profiles: list[KernelProfile]) -> None:
+    """'1,610.7 MB read per step' over five unfused kernels: a metric summed over every profiled kernel."""
+    if len(profiles) < 2:
+        return
+    for name in _SUMMED:
+        vals = [k.get(name) for k in profiles if k.get(name) is not None]
+        if len(vals) >= 2:
+            f.add_unit(name, sum(float(v) for v in vals), profiles[0].units.get(name), "ncu reports", None,
+                       f"sum over the {len(vals)} profiled kernels")
+    rw = [(k.get("dram__bytes_read.sum"), k.get("dram__bytes_write.sum")) for k in profiles]
+    if len(rw) >= 2 and all(r is not None and w is not None for r, w in rw):
+        f.add_unit("dram__bytes_read.sum+dram__bytes_write.sum", sum(float(r) + float(w) for r, w in rw),
+                   profiles[0].units.get("dram__bytes_read.sum"), "ncu reports", None,
+                   f"sum over the {len(rw)} profiled kernels")
+
+
 def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
     f = Facts(timeline=diagnosis.timeline, diagnosis=diagnosis)
     for k in arts.kernel_profiles:  # every source (rep, CSV pages): an answer may cite any of them
@@ -492,6 +511,7 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
             f.launches.append((key, r, shares.get(key)))
             _roofline_facts(f, r, k.source, key)
     _subset_sums(f)
+    _report_sums(f, dedupe(arts.kernel_profiles))
     for s in list(arts.sass) or _report_sass(arts):
         key = KernelName(s.name).key
         _kernel(f, key, s.name)

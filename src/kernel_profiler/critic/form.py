@@ -53,7 +53,7 @@ def addressed_to_reviewer(raw: str) -> Optional[str]:
 # ----------------------------------------------------------------------------- causal chain
 _CAUSAL = re.compile(r"\b(because|since|so that|so|causes?|caused|due to|therefore|thus|which (means|makes|forces|"
                      r"leaves|limits|splits)|means|forc\w+|lead\w*|result\w*|split\w*|serializ\w+|wait\w*|stall\w*|"
-                     r"cannot|instead|hence|drains?|starv\w+|bound by|limited by|limits?|saturat\w+|queue\w*|costs?|overlap\w*|comes? from|explains?|dominat\w+|"
+                     r"cannot|can['’]t|instead|hence|drains?|starv\w+|bound by|limited by|limits?|saturat\w+|queue\w*|costs?|overlap\w*|comes? from|explains?|dominat\w+|"
                      r"add up|block\w*|pays?|spends?|so no|only|eats?|spins?|hides?|expos\w+|amortiz\w+|bottleneck\w*|"
                      r"sets? the|governs?|determines?|caps?|throttl\w+|leaves? \w+ idle)\b", re.I)
 _GAP = re.compile(r"roofline|floor|\bgap\b|peak|ceiling|speed[- ]of[- ]light|\bSOL\b|TB/s|GB/s|FLOP/s|"
@@ -102,12 +102,17 @@ def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
          r"why|root cause|cause|short version|tl;?dr)")
 _KEYS = [("bottleneck", re.compile(r"^(bottleneck|short version|tl;?dr|summary|verdict|what limits)", re.I)),
-         ("evidence", re.compile(r"^(evidence|numbers|measurements|data|what the (profiles?|captures?|numbers) show)", re.I)),
+         ("evidence", re.compile(r"^(evidence|numbers|measurements|data|what the (profiles?|captures?|numbers) show|"
+                                 r"key (numbers|measurements|evidence|data)|the numbers)", re.I)),
          ("mechanism", re.compile(r"^(mechanism|why|root cause|cause|explanation|how it works)", re.I))]
 # a heading in other words ("**What the profiles show**", "## Why this is the ceiling"): a line of its own
 _FREE_HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]*(?P<h>[^\n]{1,60}?)|(?:\*\*|__)(?P<b>[^*_\n]{1,60}?)(?:\*\*|__))[ \t]*:?[ \t]*$",
                            re.M)
-_FIX_WORDS = re.compile(r"^(fix|(the )?change|recommendations?|what to (do|change)|next steps?|suggestions?|action)", re.I)
+_FIX_WORDS = re.compile(r"^(fix|(the )?change|recommendations?|what to (do|change)|next steps?|suggestions?|action|"
+                        r"what I['’]?d (suggest|do|change|recommend))", re.I)
+# a bold label in other words with its text on the same line ("**Key numbers:** ...", "**What I'd suggest:** ...")
+_BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>[^*_\n:]{1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
+                         re.M)
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
     r"[ \t]*(?:\*\*|__)?[ \t]*(?:\([^)\n]*\))?[ \t]*[.:]?[ \t]*(?:\*\*|__)?[ \t]*[.:]?[ \t]*(?=\S|$)", re.I | re.M)
@@ -119,9 +124,17 @@ def _key(word: str) -> str:
 
 
 def _free_headings(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, part) of headings written in other words, on a line of their own."""
+    """(start, end, part) of headings written in other words, on a line of their own or as a bold label."""
     out = []
+    for m in _BOLD_LABEL.finditer(text):
+        words = m.group("w").strip()
+        part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
+        if part is not None and len(words.split()) <= 8:
+            out.append((m.start(), m.end(), part))
+    taken = {a for a, _, _ in out}
     for m in _FREE_HEADING.finditer(text):
+        if m.start() in taken:
+            continue
         words = (m.group("h") or m.group("b") or "").strip().rstrip(":")
         part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
         if part is not None:
@@ -199,6 +212,10 @@ def _parse_markdown(text: str) -> Answer:
                 sections["evidence"] = "\n".join(rows)
                 sections[part] = "\n".join(line for line in body.splitlines() if not line.strip().startswith("|"))
                 break
+    if not heads:
+        sections.update(_terse(text))
+    if sections.get("evidence") and not sections.get("mechanism") and len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:
+        sections["mechanism"] = sections["evidence"]  # a terse note explains inside its evidence lines
     if not sections:
         raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
                                 "(as ## headings, **bold:** labels or plain 'Label:' lines), is not JSON, and has "
@@ -213,6 +230,41 @@ def _parse_markdown(text: str) -> Answer:
 
 ORDER = ("bottleneck", "evidence", "mechanism", "fix")
 _LABEL = re.compile(r"^(?:\d+[.)][ \t]*)?(?:(\*\*|__)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")
+
+
+def _terse(text: str) -> dict[str, str]:
+    """A note with no headings: a first line (the bottleneck), a list of measurements (the evidence), and the
+    paragraphs after it (the last one is the fix, any before it the mechanism)."""
+    blocks = [b.strip() for b in re.split(r"\n[ \t]*\n", text or "") if b.strip()]
+    lists = [i for i, b in enumerate(blocks) if sum(bool(_BULLET.match(x)) for x in b.splitlines()) >= 2]
+    if not lists or len(blocks) < 2:
+        return {}
+    i = lists[0]
+    head = blocks[:i] or [blocks[i].splitlines()[0]]
+    body = blocks[i] if i else "\n".join(blocks[i].splitlines()[1:])
+    after = blocks[i + 1:]
+    out = {"bottleneck": _LABEL.sub("", head[0], count=1).strip()}
+    if after:
+        out["fix"] = _LABEL.sub("", after[-1], count=1).strip()
+        if after[:-1]:
+            out["mechanism"] = "\n\n".join(after[:-1])
+    rest = []
+    for line in body.splitlines():  # "- bottleneck: ...", "- cause: ...", "- change: ..." as labelled items
+        m = _BULLET_LABEL.match(line)
+        part = _BULLET_PARTS.get(m.group(1).lower()) if m else None
+        if part is None:
+            rest.append(line)
+        elif part == "bottleneck" and len(head) == 1 and not i:
+            out["bottleneck"] = line[m.end():].strip()
+        else:
+            out[part] = (out.get(part, "") + "\n" + line[m.end():].strip()).strip()
+    out["evidence"] = "\n".join(rest)
+    return out
+
+
+_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(bottleneck|bound|cause|why(?: it matters)?|mechanism|change|fix)\s*(?::|→|->)\s*", re.I)
+_BULLET_PARTS = {"bottleneck": "bottleneck", "bound": "bottleneck", "cause": "mechanism", "why": "mechanism",
+                 "why it matters": "mechanism", "mechanism": "mechanism", "change": "fix", "fix": "fix"}
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -321,15 +373,21 @@ def _clause_direction(clause: str) -> Optional[str]:
     """The direction the clause states first: a move from one value to another, or a direction word."""
     moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and float(m.group(1)) != float(m.group(2))]
     d = _DIR_RE.search(clause)
-    first = min(moves + ([d] if d else []), key=lambda m: m.start(), default=None)
+    w = _FROM_TO_WORD.search(clause)
+    first = min(moves + [x for x in (d, w) if x], key=lambda m: m.start(), default=None)
     if first is None:
         return None
+    if first is w:  # "from 0% to a high share"
+        return "increase" if w.group("up") else "decrease"
     if first is d:
         return _DIR_WORDS[d.group(1).lower()]
     return "increase" if float(first.group(2)) > float(first.group(1)) else "decrease"
 
 
 _FROM_TO = re.compile(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", re.I)
+_FROM_TO_WORD = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
+                           r"most|full|max\w*|saturat\w*|peak)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible))\b",
+                           re.I)
 _ARROW = re.compile(r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)")
 
 

@@ -167,6 +167,6 @@ def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: se
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
             continue
-        if f.metric in tokens or specific & f.concepts:
+        if f.metric in tokens or (f.kernel is not None and specific & f.concepts):
             return True
     return False

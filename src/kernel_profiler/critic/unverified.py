@@ -79,6 +79,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
             named = f.metric in tokens or use.achieved or \
                 any(x.startswith("api:") for x in f.concepts & concepts) or \
                 (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units))  # "132 blocks"
+            if not named and f.kernel is None and not (specific and specific <= f.concepts):
+                continue  # a program-level value (a window, a step, a count of steps) has many readings: its metric,
+                # an API, an achieved rate or words that all describe it ("the median gap between kernels") pin it
             if not named and not specific & f.concepts and \
                     not (timed_kernel and f.kernel is not None and "duration" in f.concepts):
                 continue  # pinned only by a specific word of the clause that describes this fact ("61.5 ms" alone
