@@ -129,8 +129,8 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
     for m in _BOLD_LABEL.finditer(text):
         words = m.group("w").strip()
         part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
-        if part is not None and len(words.split()) <= 8:
-            out.append((m.start(), m.end(), part))
+        if len(words.split()) <= 8 and (part is not None or re.fullmatch(r"[A-Z][\w '’-]*[.:]?", words.rstrip(".:"))):
+            out.append((m.start(), m.end(), part or "other"))  # "**Arithmetic.**": a section of its own
     taken = {a for a, _, _ in out}
     for m in _FREE_HEADING.finditer(text):
         if m.start() in taken:
@@ -198,6 +198,8 @@ def _parse_markdown(text: str) -> Answer:
     found = [(m.start(), m.end(), _key(m.group(1))) for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
     taken = {a for a, _, _ in found}
     heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
+    while heads and heads[0][2] == "other":  # a label in other words before any part ("**Context:**") starts nothing
+        heads = heads[1:]
     sections: dict[str, str] = {}
     for i, (start, end, part) in enumerate(heads):
         stop = heads[i + 1][0] if i + 1 < len(heads) else len(text)
@@ -212,6 +214,9 @@ def _parse_markdown(text: str) -> Answer:
                 sections["evidence"] = "\n".join(rows)
                 sections[part] = "\n".join(line for line in body.splitlines() if not line.strip().startswith("|"))
                 break
+    other = sections.pop("other", "")
+    if other and not sections.get("mechanism"):
+        sections["mechanism"] = other  # a section in other words ("**Arithmetic.**") after the first part explains
     if not heads:
         sections.update(_terse(text))
     if sections.get("evidence") and not sections.get("mechanism") and len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:

@@ -161,7 +161,7 @@ def sentences(text: str) -> list[str]:
     blocks: list[str] = []
     for line in (text or "").splitlines():
         if blocks and line.strip() and blocks[-1].strip() and not _BLOCK_START.match(line) \
-                and not _BLOCK_START.match(blocks[-1]):
+                and not re.match(r"\s*[|#]", blocks[-1]):  # a wrapped list item or bold-label line continues
             blocks[-1] += " " + line.strip()
         else:
             blocks.append(line)
