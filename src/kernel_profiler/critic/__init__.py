@@ -1,6 +1,7 @@
 """The critic: checks an answer's claim against the captures it cites, not its form.
 
-    form.py      clean (hidden text out), parse (JSON, Markdown headings of any style), reviewer-addressed text
+    form.py      clean (hidden text out), parse (JSON, Markdown headings of any style, terse notes), reviewer-addressed text
+    direction.py the metric a fix names and the direction it says it will move
     facts.py     every value the captures hold, with provenance (artifact, kernel, metric, unit)
     concepts.py  what a number measures: one vocabulary for metric names and answer words
     registry_facts.py  program-level timeline facts computed by the metrics registry (metrics.TIMELINE)

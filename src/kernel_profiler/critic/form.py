@@ -20,6 +20,7 @@ from ..answer import Answer, Diagnosis, Evidence, Fix
 from .answer import AnswerFormatError
 from .numbers import (ARTIFACT_TOKEN, BARE, METRIC_TOKEN, Quantity, family_and_factor, quantities, scrub, sentences,
                       to_quantity)
+from .direction import fix_metric_direction
 
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
 _HIDDEN = re.compile(r"<(\w+)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|hidden)[^>]*>.*?</\1\s*>",
@@ -352,93 +353,3 @@ def _parse_evidence(section: str) -> list[Evidence]:
                                 unit=unit, artifact=art_m.group(0) if art_m else None,
                                 kernel=kern.group(1) if kern else None, meaning=line.strip()))
     return out
-
-
-_DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "grow": "increase", "up": "increase",
-              "higher": "increase", "more": "increase", "improve": "increase", "double": "increase",
-              "decrease": "decrease", "lower": "decrease", "reduce": "decrease", "drop": "decrease",
-              "down": "decrease", "fall": "decrease", "fewer": "decrease", "less": "decrease", "shrink": "decrease",
-              "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
-              "halve": "decrease", "vanish": "decrease"}
-_DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
-                           r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
-                           r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe \w+|"
-                           r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
-                           r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
-                           r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
-# an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
-# "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
-_OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time|duration|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
-                      r"utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls)(?: per (?:step|op|launch|call|iteration))?)\b",
-                      re.I)
-
-
-def _clause_direction(clause: str) -> Optional[str]:
-    """The direction the clause states first: a move from one value to another, or a direction word."""
-    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and float(m.group(1)) != float(m.group(2))]
-    d = _DIR_RE.search(clause)
-    w = _FROM_TO_WORD.search(clause)
-    first = min(moves + [x for x in (d, w) if x], key=lambda m: m.start(), default=None)
-    if first is None:
-        return None
-    if first is w:  # "from 0% to a high share"
-        return "increase" if w.group("up") else "decrease"
-    if first is d:
-        return _DIR_WORDS[d.group(1).lower()]
-    return "increase" if float(first.group(2)) > float(first.group(1)) else "decrease"
-
-
-_FROM_TO = re.compile(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", re.I)
-_FROM_TO_WORD = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
-                           r"most|full|max\w*|saturat\w*|peak)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible))\b",
-                           re.I)
-_ARROW = re.compile(r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)")
-
-
-def _stated_move(plain: str) -> Optional[tuple[str, str]]:
-    """The first metric the fix names with a direction in its own clause (from its name to the next metric named
-    or the end of the sentence): a metric named only in passing ("padding avoids bank conflicts") is not the one the
-    fix predicts ("expect sectors per request to go down from 32 to 4")."""
-    found = [(m, m.group(0).replace(" ", "")) for m in METRIC_TOKEN.finditer(plain)] + \
-            [(m, m.group(1)) for m in _NAMED_METRIC.finditer(plain)]
-    named = [m.span() for m, _ in found]
-    found += [(m, m.group(1).strip()) for m in _OUTCOME.finditer(plain)
-              if not any(a < m.end() and m.start() < b for a, b in named)]
-    starts = sorted(m.start() for m, _ in found)
-    for m, name in found:
-        nxt = [x for x in starts if x > m.start()] + [x.start() + m.end() for x in [re.search(r"[.;](\s|$)", plain[m.end():])] if x]
-        d = _clause_direction(plain[m.end():min(nxt)] if nxt else plain[m.end():])
-        if d:
-            return name, d
-    return None
-
-
-def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
-    """The metric the fix says will move, and the direction it says (from `from A to B`, or the verb)."""
-    if not fix.strip():
-        return None, None
-    plain = fix.replace("`", " ")
-    stated = _stated_move(plain)
-    if stated:
-        return stated
-    m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain)
-    metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1) if m else None)
-    direction = None
-    sents = sentences(plain)
-    focus = [s for s in sents if m and m.group(0) in s] + sents
-    if m:  # the clause that follows the metric, up to the next metric it names, speaks of that metric
-        after = plain[m.end():]
-        nxt = [x.start() for x in (METRIC_TOKEN.search(after), _NAMED_METRIC.search(after), re.search(r"[.;](\s|$)", after)) if x]
-        focus = [after[:min(nxt)] if nxt else after] + focus
-    for s in focus:
-        ft = re.search(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", s, re.I)
-        if ft and float(ft.group(1)) != float(ft.group(2)):
-            direction = "increase" if float(ft.group(2)) > float(ft.group(1)) else "decrease"
-            break
-        after = s[s.index(m.group(0)) + len(m.group(0)):] if m and m.group(0) in s else s
-        d = _DIR_RE.search(after) or _DIR_RE.search(s)
-        if d:
-            direction = _DIR_WORDS[d.group(1).lower()]
-            break
-    return metric, direction

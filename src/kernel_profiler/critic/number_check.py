@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import metrics
 from .answer import NumberAudit
 from .arithmetic import Stated, chains, implicit, implicit_miss
 from .concepts import GENERIC, metric_concepts, unit_concepts
@@ -160,9 +161,10 @@ def _stated(sentence: str, q: Quantity, written: Optional[Stated]) -> Optional[s
 
 
 def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: set[str], facts: Facts) -> bool:
-    """Whether an evidence line's words name a metric the captures hold for the kernel in scope (by its name, or by
-    a specific word that describes it), so that its cited number, matching none of its values, is wrong rather
-    than unverifiable."""
+    """Whether an evidence line names its metric, or its words name a metric the captures hold for the kernel in
+    scope, so that its cited number, matching none of the values, is wrong rather than unverifiable."""
+    if any(t in facts.by_metric or metrics.lookup(t) is not None for t in tokens):
+        return True  # a line naming a metric the captures or this tool define cites that metric's value
     specific = concepts - GENERIC - {"duration", "ratio"}
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
