@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # all four sets
+    python bench/critic_score.py                 # all eight sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -48,6 +48,19 @@ At 7d22839 (the claim/fix/chain/rank rules and the number policy: unverified unl
 arithmetic recomputed, headings in other words):
   adversarial 0/44, 1/29; holdout 0/28, 0/19; blind2 1/35, 8/23; blind3 1/37, 6/22; blind4 0/33, 21/30;
   blind5 (blind) 1/23 false accepts (4%), 16/20 false rejects (80%).
+2026-12-01: two more sets written by helpers that never read or ran the critic: adversarial_blind6 (55 answers, 24
+accepts, new answers over 11 captures earlier sets used little) and adversarial_blind7 (41 answers, 18 accepts, over
+the ten holdout-6 programs, ground truth committed before their capture on the H200 that morning). Counts, with the
+critic of 0e43f0c (start of the day), then of fd74623 (numbers policy: contradiction needs a specific word, a metric,
+an API or an achieved rate; no 30% near-miss rule; unmatched evidence unverified unless its words pin a metric):
+  blind5 1/23, 16/20 -> 1/23, 15/20; blind6 3/31, 17/24 -> 5/31, 14/24; blind7 1/23, 15/18 -> 1/23, 12/18.
+blind6's reasons were read at 03:37 and blind7's at 04:04 UTC: both are development sets from then on. blind5's
+reasons have still never been read (only its counts, and once its per-check failure counts). At this session's
+final critic (form: terse notes, labels in other words, wrapped lines; named evidence matched in its own family;
+ncu sums as facts; program-level values pinned only by words that all describe them; fix direction in words):
+  adversarial 0/44, 0/29; holdout 0/28, 0/19; blind2 1/35, 3/23; blind3 1/37, 2/22; blind4 0/33, 13/30;
+  blind6 4/31, 6/24; blind7 1/23, 9/18; blind5 (blind) 1/23 false accepts (4%), 12/20 false rejects (60%).
+The false-reject goal (10%) is still not met on a set never tuned on.
 """
 from __future__ import annotations
 
