@@ -6,16 +6,14 @@ written. Where it does not hold, a strict xfail names what was measured; it fail
 hold, so the record gets updated. The engine was not changed for these cases."""
 from __future__ import annotations
 
-import lzma
 import sqlite3
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from conftest import CAPTURES
+from holdout_checks import assert_every_case_captured, capture_text, kernel_ns, param
 from kernel_profiler.analysis.engine import analyze
-from kernel_profiler.artifacts import load_paths
 
 CASES = {c["name"]: c for c in
          tomllib.loads((Path(__file__).parent.parent / "suite" / "holdout6.toml").read_text())["case"]}
@@ -42,46 +40,23 @@ MISSES: dict[str, str] = {
 FIX_MISSES: dict[str, str] = {}
 
 
-def _param(name: str, misses: dict[str, str]):
-    marks = [pytest.mark.xfail(reason=misses[name], strict=True)] if name in misses else []
-    return pytest.param(name, marks=marks, id=name)
-
-
-def _text(case: str, name: str) -> str:
-    return lzma.open(CAPTURES / case / f"{name}.xz", "rt").read()
-
-
-def _kernel_ns(captures, case: str) -> float:
-    (k,) = [k for k in load_paths([captures.path(case, "ncu.ncu-rep")]).kernel_profiles
-            if k.get("gpu__time_duration.sum")]
-    return k.get("gpu__time_duration.sum")
-
-
 def test_every_case_was_captured():
-    for name, c in CASES.items():
-        d = CAPTURES / name
-        assert (d / "nsys.sqlite.xz").exists(), name
-        if c.get("kernel"):
-            assert (d / "ncu.ncu-rep.xz").exists() and (d / "ncu_raw.csv.xz").exists(), name
-        if c["source"].endswith(".py"):
-            assert (d / "trace.json.gz").exists(), name
-        else:
-            assert (d / "sass.txt.xz").exists() and (d / "ptxas.log.xz").exists(), name
+    assert_every_case_captured(CASES)
 
 
 @pytest.mark.parametrize("fixed", FIXES)
 def test_fixed_twin_runs_faster(captures, fixed):
     """The planted cause costs time: each fixed twin's kernel (ncu duration) is at least 2x faster."""
-    assert _kernel_ns(captures, fixed) * 2 < _kernel_ns(captures, CASES[fixed]["fix_of"])
+    assert kernel_ns(captures, fixed) * 2 < kernel_ns(captures, CASES[fixed]["fix_of"])
 
 
 def test_planted_causes_are_in_the_sass():
-    slow, fixed = _text("h6_intdiv_index", "sass.txt"), _text("h6_intdiv_index_fixed", "sass.txt")
+    slow, fixed = capture_text("h6_intdiv_index", "sass.txt"), capture_text("h6_intdiv_index_fixed", "sass.txt")
     assert "I2F.U32.RP" in slow and "MUFU.RCP" in slow and "I2F.U32.RP" not in fixed
-    assert "ATOMS.CAST.SPIN" in _text("h6_smem_float_atomic", "sass.txt")
-    gemm = _text("h6_half_fma_gemm", "sass.txt")
+    assert "ATOMS.CAST.SPIN" in capture_text("h6_smem_float_atomic", "sass.txt")
+    gemm = capture_text("h6_half_fma_gemm", "sass.txt")
     assert gemm.count("FFMA") >= 512 and "HMMA" not in gemm and "HGMMA" not in gemm
-    assert "REG:127" in _text("h6_half_fma_gemm", "res_usage.txt")
+    assert "REG:127" in capture_text("h6_half_fma_gemm", "res_usage.txt")
 
 
 def test_pinned_churn_allocates_every_step(captures):
@@ -91,14 +66,14 @@ def test_pinned_churn_allocates_every_step(captures):
     assert n == 12  # 2 warm-up + 10 measured steps
 
 
-@pytest.mark.parametrize("name", [_param(n, MISSES) for n in TRUTH])
+@pytest.mark.parametrize("name", [param(n, MISSES) for n in TRUTH])
 def test_holdout6_as_written(captures, name):
     case = CASES[name]
     d = analyze([captures.case_dir(name)])
     assert (d.bound, d.mechanism) == (case["bound"], case["mechanism"]), d.bottleneck
 
 
-@pytest.mark.parametrize("name", [_param(n, FIX_MISSES) for n in FIXES])
+@pytest.mark.parametrize("name", [param(n, FIX_MISSES) for n in FIXES])
 def test_fix_removes_the_planted_mechanism(captures, name):
     d = analyze([captures.case_dir(name)])
     assert d.mechanism != CASES[name]["expect_moved"], d.bottleneck
