@@ -90,28 +90,19 @@ def materialise(case: str, name: str, work: Path) -> Path:
     return out
 
 
-def readable(paths: list[Path]) -> list[Path]:
-    """The cited files the critic reads: a program's own log (run.log) that an answer cites beside its captures is
-    left out, as a user would pass only the profiler's files."""
-    from kernel_profiler.artifacts import load_paths
+def critique_cited(text: str, paths: list[Path]):
+    """The critic's verdict on the files an answer cites; a program's own log (run.log) cited beside the captures
+    is left out (the critic names the file it cannot read), as a user would pass only the profiler's files."""
     from kernel_profiler.errors import UnknownFormat
 
-    out = []
-    for p in paths:
-        if p not in _READABLE:
-            try:
-                load_paths([p])
-                _READABLE[p] = True
-            except UnknownFormat:
-                _READABLE[p] = False
-            except Exception:
-                _READABLE[p] = True  # another problem is the critic's to report
-        if _READABLE[p]:
-            out.append(p)
-    return out
-
-
-_READABLE: dict[Path, bool] = {}
+    while True:
+        try:
+            return critique_text(text, paths)
+        except UnknownFormat as e:
+            rest = [p for p in paths if str(p) != e.path]
+            if len(rest) == len(paths):
+                raise
+            paths = rest
 
 
 def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]:
@@ -119,10 +110,10 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
     answers = tomllib.loads((root / "cases.toml").read_text())["answer"]
     fa = fr = n_rej = n_acc = 0
     for a in answers:
-        paths = readable([materialise(a["case"], n, work) for n in a["artifacts"]])
+        paths = [materialise(a["case"], n, work) for n in a["artifacts"]]
         try:
-            got = critique_text((root / a["file"]).read_text(encoding="utf-8"), paths).verdict
-            reasons = ""
+            v = critique_cited((root / a["file"]).read_text(encoding="utf-8"), paths)
+            got, reasons = v.verdict, "; ".join(v.reasons)
         except AnswerFormatError as e:
             got, reasons = "reject", f"unreadable: {e}"
         expected = a["expected"]
@@ -132,8 +123,6 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
             fa += expected == "reject"
             fr += expected == "accept"
             if verbose:
-                if not reasons:
-                    reasons = "; ".join(critique_text((root / a["file"]).read_text(encoding="utf-8"), paths).reasons)
                 print(f"  {'FALSE ACCEPT' if expected == 'reject' else 'FALSE REJECT'} {a['id']} ({a['category']}): "
                       f"{reasons[:400]}")
     return fa, n_rej, fr, n_acc

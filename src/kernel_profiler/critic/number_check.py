@@ -108,13 +108,14 @@ def check_numbers(c: Context) -> list[str]:
         if i in derived:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
             continue
-        written = next((st for st in chains(s) if st.result.start == q.start), None)  # 'A op B = q' in its sentence
+        written_out = chains(s)
+        written = next((st for st in written_out if st.result.start == q.start), None)  # 'A op B = q' in its sentence
         stated = _stated(s, q, written)
         if stated is not None and not c.strict[i]:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=stated))
             continue
         wrong = written if written is not None and not written.ok else None
-        operand = written is None and any(q.start == o.start for st in chains(s) if st.ok for o in st.operands)
+        operand = written is None and any(q.start == o.start for st in written_out if st.ok for o in st.operands)
         miss = None if wrong is not None or c.strict[i] or operand else implicit_miss(s, q)
         if miss is not None:
             c.audit.append(NumberAudit(written=q.written, where=where))
@@ -169,6 +170,6 @@ def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: se
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
             continue
-        if f.metric in tokens or (f.kernel is not None and specific & f.concepts):
+        if f.kernel is not None and specific & f.concepts:
             return True
     return False
