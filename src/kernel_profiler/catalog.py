@@ -54,6 +54,7 @@ class Entry:
     sass: tuple[str, ...] = ()
     idle_cause: Optional[str] = None
     not_words: Optional[re.Pattern] = None  # a clause with these names another thing ("__syncthreads": not the host)
+    wrong_way: Optional[tuple[re.Pattern, str]] = None  # a change that moves this cause away from the roofline, and why
 
     @property
     def bound(self) -> str:
@@ -79,10 +80,12 @@ _TIME = (r"gpu__time_duration|kernel (time|duration)|duration|runtime|\btime\b",
 
 def _e(id: str, bounds: str, label: str, scope: str, detector: str, signature: str, words: str,
        fixes: str | dict[str, str], *fix_metrics: tuple[str, str], ncu_rules: tuple[str, ...] = (),
-       sass: tuple[str, ...] = (), idle_cause: Optional[str] = None, not_words: Optional[str] = None) -> Entry:
+       sass: tuple[str, ...] = (), idle_cause: Optional[str] = None, not_words: Optional[str] = None,
+       wrong_way: Optional[tuple[str, str]] = None) -> Entry:
     return Entry(id, tuple(bounds.split()), label, scope, detector, signature, re.compile(words, re.I),
                  fixes if isinstance(fixes, dict) else {"": fixes}, tuple(fix_metrics) + (_TIME,), ncu_rules, sass,
-                 idle_cause, re.compile(not_words, re.I) if not_words else None)
+                 idle_cause, re.compile(not_words, re.I) if not_words else None,
+                 (re.compile(wrong_way[0], re.I), wrong_way[1]) if wrong_way else None)
 
 
 _MEM = "analysis.mechanisms.memory:"
@@ -103,14 +106,16 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"),
        (r"step", "decrease"), idle_cause="launch_overhead"),
     _e("host_sync", "host", "host sync", "program", _T + "host_finding", "sig_idle_cause",
-       r"synchroni[sz]|\.item\(|\bsync\b|blocking cop",
+       r"synchroni[sz]|\.item\(|\bsync\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel|"
+       r"drains the (launch )?queue",
        "Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags in a device "
        "tensor), read them back every N steps or asynchronously (non_blocking copy into pinned memory plus an "
        "event), and only synchronize where the host truly needs the value.",
        (r"idle|sync", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="host_sync",
        not_words=r"__syncthreads|syncwarp|barrier|block[- ]level|warp[- ]level|(within|inside|of) (a|the|each) (thread )?block"),
     _e("host_work", "host", "host work", "program", _T + "host_finding", "sig_idle_cause",
-       r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop)|host[- ]side (work|computation)|"
+       r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop|objects?|lists?|interpreter)|\bGIL\b|"
+       r"on (?:one|a single) CPU (?:thread|core)|host[- ]side (work|computation)|"
        r"host computation|host's own|own computation|host code|data preparation|preprocessing",
        "Overlap or remove the host work: prepare the next batch ahead of time on another thread or process "
        "(DataLoader workers, a prefetch queue), move the preprocessing to the GPU, or cache its results.",
@@ -176,7 +181,10 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
         "library": _LIB + "give each call more work (batch the calls or the inputs) or use an API sized for small "
                           "problems."},
        (r"grid|blocks|waves", "increase"), (r"throughput|bandwidth", "increase"),
-       ncu_rules=("LaunchConfiguration", "WorkloadImbalance")),
+       ncu_rules=("LaunchConfiguration", "WorkloadImbalance"),
+       wrong_way=(r"\b(?:fewer|less) (?:blocks|CTAs)|(?:halve|shrink) the grid|smaller grid|"
+                  r"launch (?:only )?\d+ blocks? instead of (?:more|\d+)",
+                  "fewer blocks leave more SMs idle: the grid must grow, not shrink")),
     _e("occupancy_limit", "latency", "occupancy limit", "kernel", _LAT + "detect_occupancy_limit", "sig_occupancy",
        r"occupancy",
        {"": "Lift the {limiter} limit: use smaller blocks or fewer per-block resources" + _LIFT,
@@ -195,7 +203,10 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
             "e.g. tl.histogram or tl.sum per bin).",
         "library": _LIB + "use an op that reduces without atomics (a sorted segment reduction, a deterministic "
                           "mode)."},
-       (r"atom|_red|atomic", "decrease"), sass=("RED", "ATOM")),
+       (r"atom|_red|atomic", "decrease"), sass=("RED", "ATOM"),
+       wrong_way=(r"\b(?:(?:larger|bigger|more)\s+(?:thread\s+)?blocks|(?:512|1024|1,024)[- ]thread blocks|"
+                  r"(?:512|1024|1,024) threads per block|more threads (?:per block|share))\b",
+                  "more threads per block put more contenders on each shared word: contention rises")),
     _e("warp_divergence", "compute", "warp divergence", "kernel", _CMP + "detect_warp_divergence", "sig_divergence",
        r"diverg",
        {"": "Make branch decisions uniform per warp: assign work so that the branch condition depends on the warp "
@@ -212,7 +223,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
     _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
        "sig_excess_traffic", r"fusion|\bfuse|\bunfused|extra pass|round trips? through DRAM|intermediate|"
-       r"redundant (DRAM )?(traffic|bytes|passes)|separate (\w+ )?(kernels|ops|passes)|(full|extra) (DRAM )?pass(es)? over|"
+       r"redundant (DRAM )?(traffic|bytes|passes|cop(y|ies))|cop(y|ies) of unchanged|unnecessary cop(y|ies)|re-?cop(y|ies)|separate (\w+ )?(kernels|ops|passes)|(full|extra) (DRAM )?pass(es)? over|"
        r"split (over|across|into) \d+ (\w+ )?kernels|written to DRAM and read back|read back (from DRAM )?by the next",
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",
@@ -226,7 +237,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"inst_executed|instructions", "decrease")),
     _e("near_peak", "near_peak", "at its roofline", "kernel", "analysis.mechanisms.near_peak:detect_near_peak",
        "sig_near_peak",
-       r"near[- ]peak|\bis done\b|at (its|the) roofline|close to (its|the) (roofline|peak|ceiling)|nothing (left )?to "
+       r"near[- ]peak|near[- ]roofline|\bis done\b|at (its|the) roofline|at (?:the|its) (?:[\w'-]+ ){0,2}ceiling|close to (its|the) (roofline|peak|ceiling)|nothing (left )?to "
        r"(gain|fix)|leave (it|this kernel) alone|"
        r"within (about |~)?\d+(\.\d+)?\s?% of (its|the) ([\w-]+ )?(roofline|floor|peak|ceiling)",
        "Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work itself (fuse "

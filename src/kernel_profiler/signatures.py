@@ -6,6 +6,8 @@ entry (catalog.py) names its signature here; the critic checks a claimed mechani
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
@@ -97,6 +99,11 @@ def sig_local(x: Measured) -> tuple[str, str]:
 
 
 
+# a convolution's transform-domain kernels (FFT, Winograd): the per-frequency products summed over channels are the
+# matrix products of a convolution that cuDNN runs on the FMA pipe when it picks these algorithms over implicit GEMM
+_CONV_TRANSFORM = re.compile(r"fft|winograd|mult_and_sum", re.I)
+
+
 def sig_no_tensor_cores(x: Measured) -> tuple[str, str]:
     tensor = x.m("sm__pipe_tensor_cycles_active.sum.pct_of_peak_sustained_elapsed")
     mma = x.ops(*TENSOR_OPS)
@@ -105,7 +112,7 @@ def sig_no_tensor_cores(x: Measured) -> tuple[str, str]:
     if (tensor is not None and tensor >= 5.0) or mma:
         return ABSENT, (f"tensor pipes active {tensor:.1f}% of peak" if tensor is not None else f"{mma} MMA instructions in the SASS")
     r = x.roofline
-    gemm_like = bool(GEMM_NAME.search(x.name)) or (r is not None and (r.arithmetic_intensity or 0) >= 8
+    gemm_like = bool(GEMM_NAME.search(x.name) or _CONV_TRANSFORM.search(x.name)) or (r is not None and (r.arithmetic_intensity or 0) >= 8
                                                      and (x.m("smsp__sass_inst_executed_op_shared_ld.sum") or 0) > 0)
     fma_busy = (fma is not None and fma >= 10.0) or bool(ffma)
     if tensor is None and mma is None:
@@ -148,11 +155,20 @@ def sig_low_parallelism(x: Measured) -> tuple[str, str]:
     return (PRESENT if grid < sms else ABSENT), f"grid of {grid:,.0f} blocks on {sms:.0f} SMs"
 
 
+SHARED_ATOMIC_SHARE = 0.02  # shared atomics this common among warp instructions are the kernel's inner loop,
+SHARED_ATOMIC_BUSY = 25.0  # and contended when their wavefronts keep the shared pipe this busy (% of peak)
+
+
 def sig_atomic(x: Measured) -> tuple[str, str]:
     n = sum(x.m(m) or 0 for m in ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
                                   "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"))
     have = x.m("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum") is not None
     sass = x.ops("ATOM", "RED")
+    shared, inst = x.m("smsp__inst_executed_op_shared_atom.sum"), x.m("smsp__inst_executed.sum")
+    busy = x.m("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum.pct_of_peak_sustained_elapsed")
+    if shared and inst and busy and shared / inst >= SHARED_ATOMIC_SHARE and busy >= SHARED_ATOMIC_BUSY:
+        return PRESENT, (f"{shared:,.0f} shared-memory atomic instructions ({shared / inst:.1%} of warp instructions), "
+                         f"their wavefronts {busy:.0f}% of the shared pipe's peak")  # e.g. a float atomicAdd's CAS loop
     if have:
         req = n + (x.m("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") or 0) + \
             (x.m("smsp__sass_inst_executed_op_global_st.sum") or 0)
@@ -163,11 +179,14 @@ def sig_atomic(x: Measured) -> tuple[str, str]:
     return UNKNOWN, "no atomic counters"
 
 
+DIVERGED_LANES = 24.0  # fewer active threads per warp instruction than this: divergence costs a quarter or more
+
+
 def sig_divergence(x: Measured) -> tuple[str, str]:
     a = x.m("smsp__thread_inst_executed_per_inst_executed.ratio")
     if a is None:
         return UNKNOWN, "no divergence counter"
-    return (PRESENT if a < 24.0 else ABSENT), f"{a:.1f} of 32 threads active per warp instruction"
+    return (PRESENT if a < DIVERGED_LANES else ABSENT), f"{a:.1f} of 32 threads active per warp instruction"
 
 
 def sig_instruction(x: Measured) -> tuple[str, str]:
@@ -189,6 +208,10 @@ def sig_near_peak(x: Measured) -> tuple[str, str]:
     g = r.stated_gap
     issue = x.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
     if g > NEAR_PEAK_GAP * 1.2 and issue is not None and issue >= ISSUE_NEAR_PEAK:
+        lanes = x.m("smsp__thread_inst_executed_per_inst_executed.ratio")
+        if lanes is not None and lanes < DIVERGED_LANES:  # issue slots spent on masked lanes: not a ceiling of work
+            return ABSENT, (f"the SM issues {issue:.0f}% of cycles, but only {lanes:.1f} of 32 lanes are active per "
+                            f"instruction: {1 - lanes / 32:.0%} of the issued work is masked off")
         return PRESENT, f"duration / roofline floor = {g:.2f}, but the SM issues an instruction {issue:.0f}% of cycles"
     return (PRESENT if g <= NEAR_PEAK_GAP * 1.2 else ABSENT), f"duration / roofline floor = {g:.2f}"
 
@@ -315,6 +338,9 @@ def sig_throttle(x: Measured) -> tuple[str, str]:
     return PRESENT, f"{txt}; its clock is {k:.2f}x lower ({', '.join(reasons)})"
 
 
+_COLLECTIVE = re.compile(r"nccl|AllReduce|AllGather|ReduceScatter|Broadcast|SendRecv", re.I)
+
+
 def sig_comms(x: Measured) -> tuple[str, str]:
     """All ranks arrive together and still spend a large share of the step inside collectives."""
     from .analysis.ranks import COMMS_BOUND_SHARE
@@ -323,6 +349,10 @@ def sig_comms(x: Measured) -> tuple[str, str]:
         return st, txt
     if st == PRESENT:
         return ABSENT, f"{txt}: the others wait for a late rank, not for the transfer"
+    s = x.timeline
+    if s is not None and s.top_kernels and not any(_COLLECTIVE.search(k.name) for k in s.top_kernels):
+        return ABSENT, (f"the steady window ({s.window_ns / 1e6:.1f} ms) runs no collective kernel: the collectives "
+                        f"are one-time work outside it")
     _, _, _, _, step = straggler(x)
     share = (min(r.collective_ns_per_step or 0 for r in x.ranks) / step) if step else 0.0
     return (PRESENT if share >= COMMS_BOUND_SHARE else ABSENT), f"collectives take {share:.0%} of every rank's step"

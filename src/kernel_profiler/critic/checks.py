@@ -179,7 +179,8 @@ def check_bound(c: Context) -> list[str]:
     if v in ("host", "transfer", "startup") and (b in KERNEL_BOUNDS or b == "kernel"):
         return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%}): no kernel change can fix idle time; answer on the timeline."]
-    if v == "kernel" and b in ("host", "transfer"):
+    if v == "kernel" and b in ("host", "transfer") and (b == "transfer" or s.busy_fraction > HOST_BUSY_MAX):
+        # a GPU idle over a quarter of its steady window has host time to blame, even under the engine's threshold
         return [f"The answer calls it {b}-bound, but the timeline's steady state keeps the GPU busy ({busy}; copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%}): the dominant kernels are the cost, not the host."]
     if {v, b} == {"host", "transfer"}:

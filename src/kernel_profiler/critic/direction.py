@@ -19,20 +19,21 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
 _DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
 _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
-                           r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe \w+|"
+                           r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b)\w+)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
                            r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
 # an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
 # "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
 _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time|duration|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
-                      r"utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls)(?: per (?:step|op|launch|call|iteration))?)\b",
+                      r"utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls|wavefronts|sectors|"
+                      r"requests|transactions|conflicts|instructions)(?: per (?:step|op|launch|call|iteration))?)\b",
                       re.I)
 
 
 def _clause_direction(clause: str) -> Optional[str]:
     """The direction the clause states first: a move from one value to another, or a direction word."""
-    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and float(m.group(1)) != float(m.group(2))]
+    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and _num(m.group(1)) != _num(m.group(2))]
     d = _DIR_RE.search(clause)
     w = _FROM_TO_WORD.search(clause)
     first = min(moves + [x for x in (d, w) if x], key=lambda m: m.start(), default=None)
@@ -42,12 +43,22 @@ def _clause_direction(clause: str) -> Optional[str]:
         return "increase" if w.group("up") else "decrease"
     if first is d:
         return _DIR_WORDS[d.group(1).lower()]
-    return "increase" if float(first.group(2)) > float(first.group(1)) else "decrease"
+    return "increase" if _num(first.group(2)) > _num(first.group(1)) else "decrease"
 
 
-_FROM_TO = re.compile(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", re.I)
+_FROM_TO = re.compile(r"\bfrom\s+~?(\d+(?:\.\d+)?[kKMG]?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+"
+                      r"(?:~|about\s+|>=?\s*|<\s*|(?:well\s+)?(?:under|below|over|above)\s+)?(\d+(?:\.\d+)?[kKMG]?)", re.I)
+_SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _num(text: str) -> float:
+    """'598M' -> 5.98e8: a value of a move, with its scale letter."""
+    return float(text[:-1]) * _SCALE[text[-1]] if text[-1] in _SCALE else float(text)
+
+
 _FROM_TO_WORD = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
-                           r"most|full|max\w*|saturat\w*|peak)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible))\b",
+                           r"most|full|max\w*|saturat\w*|peak)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
+                           r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
 _ARROW = re.compile(r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)")
 
@@ -78,8 +89,8 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     stated = _stated_move(plain)
     if stated:
         return stated
-    m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain)
-    metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1) if m else None)
+    m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain) or _OUTCOME.search(plain)
+    metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1).strip() if m else None)
     direction = None
     sents = sentences(plain)
     focus = [s for s in sents if m and m.group(0) in s] + sents
@@ -88,9 +99,9 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
         nxt = [x.start() for x in (METRIC_TOKEN.search(after), _NAMED_METRIC.search(after), re.search(r"[.;](\s|$)", after)) if x]
         focus = [after[:min(nxt)] if nxt else after] + focus
     for s in focus:
-        ft = re.search(r"\bfrom\s+~?(\d+(?:\.\d+)?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)", s, re.I)
-        if ft and float(ft.group(1)) != float(ft.group(2)):
-            direction = "increase" if float(ft.group(2)) > float(ft.group(1)) else "decrease"
+        ft = _FROM_TO.search(s)
+        if ft and _num(ft.group(1)) != _num(ft.group(2)):
+            direction = "increase" if _num(ft.group(2)) > _num(ft.group(1)) else "decrease"
             break
         after = s[s.index(m.group(0)) + len(m.group(0)):] if m and m.group(0) in s else s
         d = _DIR_RE.search(after) or _DIR_RE.search(s)

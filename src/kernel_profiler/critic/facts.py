@@ -298,6 +298,15 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("timeline.kernels_per_step", s.kernel_count / s.steps, "count", src, None, "kernels / steps")
         if s.step_ns_median is not None:
             f.add("timeline.step_ns_median", s.step_ns_median, "time", src, None, "median steady step")
+        per = s.steps or s.repeats  # the window's steps: marked ranges, or the repeats of its GPU sequence
+        if s.repeats:
+            f.add("timeline.repeats", s.repeats, "count", src, None, "repeats of the steady GPU sequence")
+            f.add("timeline.steady_repeats", s.repeats - 1, "count", src, None, "repeats after the first (warm-up)")
+        if s.onetime_ns:  # one-time work (JIT, lazy loading, autotuning, first uploads) apart from the window
+            f.add("timeline.onetime_ns", s.onetime_ns, "time", src, None, "one-time work outside the steady window")
+            for cls, ns in s.onetime_by_class.items():
+                if ns:
+                    f.add(f"timeline.onetime_{cls}_ns", ns, "time", src, None, f"one-time {cls.replace('_', ' ')}")
         for row in s.top_kernels:
             key = KernelName(row.name).key
             _kernel(f, key, row.name)
@@ -305,6 +314,8 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("timeline.kernel_median_ns", row.median_ns, "time", src, key, "median launch in the window")
             f.add("timeline.launches", row.count, "count", src, key, "launches in the window")
             f.add("timeline.kernel_share", row.share, "ratio", src, key, "kernel time / all kernel time in the window")
+            if per:
+                f.add("timeline.launches_per_step", row.count / per, "count", src, key, "launches in the window / steps")
         f.program_times += [s.window_ns, s.capture_ns, s.capture_ns - s.startup_ns]
         if s.steps:
             f.program_times.append(s.window_ns / s.steps)
@@ -323,6 +334,12 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("device.sm_clock", g.sm_clock_hz, "hz", src)
         f.sm_count = f.sm_count or g.sm_count
     dur = k["end_ns"] - k["start_ns"]
+    starts = k["start_ns"].sort_values()
+    if tres is not None and tres.window:
+        starts = starts[(starts >= tres.window[0]) & (starts < tres.window[1])]
+    if len(starts) > 2:  # one kernel per iteration: its period (the wall time of an iteration, as the GPU sees it)
+        f.add("timeline.kernel_period_median_ns", float(starts.diff().dropna().median()), "time", src, None,
+              "median start-to-start interval of consecutive kernels in the window")
     add("timeline.kernel_median_ns", float(dur.median()), "time", src, None, "median of all kernels")
     for name, grp in dur.groupby(k["name"]):
         key = KernelName(str(name)).key
@@ -396,6 +413,8 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             if float(host["bytes"].sum()):
                 f.add("timeline.pageable_share", float(pg["bytes"].sum()) / float(host["bytes"].sum()), "ratio", src,
                       None, "pageable / host copy bytes")
+    if len(step_ns) > 1 and s is not None and s.steps and len(step_ns) != s.steps:
+        f.add("timeline.steps_capture", len(step_ns), "count", src, None, "marked step ranges over the capture")
     if len(step_ns) > 1:
         import numpy as np
 

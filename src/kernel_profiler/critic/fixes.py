@@ -124,7 +124,14 @@ def check_fix(c: "Context") -> list[str]:
             if len(bounds) == 1 and _resource(metric) not in bounds and "near_peak" not in e.bounds:
                 out.append(f"The fix's metric '{metric}' measures {_resource(metric)}, but the answer says "
                            f"{what} ({bounds.pop()}-bound) is the limit: moving it does not move the kernel's time.")
-    return out + _fix_size(c)
+    return out + _fix_size(c) + _wrong_way(c)
+
+
+def _wrong_way(c: "Context") -> list[str]:
+    """A change the catalog knows to move the claimed cause away from the roofline (more threads on contended words)."""
+    e = CATALOG.get(c.claimed or "")
+    m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
+    return [f"The fix's change '{m.group(0)}' moves {e.label} the wrong way: {e.wrong_way[1]}."] if m else []
 
 
 def _fix_size(c: "Context") -> list[str]:

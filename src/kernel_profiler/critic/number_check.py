@@ -13,7 +13,7 @@ from .concepts import GENERIC, metric_concepts, unit_concepts
 from .context import Context
 from .facts import Fact, Facts
 from .form import metric_values
-from .match import (Operand, Use, candidates, close, match_bound, match_derived, match_facts,
+from .match import (Operand, Use, candidates, close, kernel_mentions, match_bound, match_derived, match_facts,
                     number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, sentences
 from .stride import match_stride, stride_miss
@@ -127,8 +127,12 @@ def check_numbers(c: Context) -> list[str]:
             out.append(f"The number '{q.written}' in the {where} is the result of '{wrong.text}', which does not "
                        f"hold: recompute it from its operands.")
             continue
-        bad = None if operand else contradiction(q, s, ks, c.facts, use, headline=c.strict[i]) or \
+        bad = None if operand else contradiction(q, s, ks, c.facts, use, headline=c.strict[i],
+                                                       evidence=where == "evidence") or \
             (None if c.strict[i] else stride_miss(q, cs, ks, c.facts))
+        if bad is not None and bad.kernel is None and not kernel_mentions(s, c.facts) and _elsewhere(q, bad, c.facts):
+            bad = None  # a program-level statistic missed, but the same statistic of one of its kernels: that kernel's
+            # value in a clause that names no kernel, not an invention
         if c.strict[i] and bad is None and not operand and _pinned(q, toks, cs, ks, c.facts):
             c.audit.append(NumberAudit(written=q.written, where=where))
             described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
@@ -152,6 +156,12 @@ def check_numbers(c: Context) -> list[str]:
     return out
 
 
+def _elsewhere(q: Quantity, bad: Fact, facts: Facts) -> bool:
+    """Whether the number is the value of the contradicted fact's metric for some kernel (a clause naming no kernel)."""
+    return any(close(f.value, v, t) for fam, v, t in candidates(q) for f in facts.by_metric.get(bad.metric, [])
+               if f.family == fam)
+
+
 def _stated(sentence: str, q: Quantity, written: Optional[Stated]) -> Optional[str]:
     """How the number follows from arithmetic written in its own sentence: the result of a chain that holds
     ("2.03 ms / 200 = 10.1 us"), or a ratio/product/difference of two of the sentence's numbers."""
@@ -161,15 +171,21 @@ def _stated(sentence: str, q: Quantity, written: Optional[Stated]) -> Optional[s
     return f"arithmetic on the sentence's numbers: {how}" if how else None
 
 
+PIN_SPAN = 10.0  # a number its words tie to a kernel's metric lies within this factor of a value of it, or it is
+# something else (a count of elements, a size from the source) that the captures do not hold
+
+
 def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: set[str], facts: Facts) -> bool:
     """Whether an evidence line names its metric, or its words name a metric the captures hold for the kernel in
-    scope, so that its cited number, matching none of the values, is wrong rather than unverifiable."""
+    scope (a value of the same kind within PIN_SPAN of it), so that its cited number, matching none of the values, is
+    wrong rather than unverifiable."""
     if any(t in facts.by_metric or metrics.lookup(t) is not None for t in tokens):
         return True  # a line naming a metric the captures or this tool define cites that metric's value
     specific = concepts - GENERIC - {"duration", "ratio"}
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
             continue
-        if f.kernel is not None and specific & f.concepts:
+        if f.kernel is not None and specific & f.concepts and any(
+                f.family == fam and v / PIN_SPAN <= abs(f.value) <= v * PIN_SPAN for fam, v, _ in candidates(q)):
             return True
     return False

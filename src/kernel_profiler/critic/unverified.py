@@ -44,10 +44,11 @@ def hedged(sentence: str, q: Quantity) -> bool:
 
 
 def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, use: Use,
-                  headline: bool = False) -> Optional[Fact]:
+                  headline: bool = False, evidence: bool = False) -> Optional[Fact]:
     """The measured fact the number claims to be but is not (its nearest value), or None when the number is not
     presented as a measurement the captures hold. `headline`: the number an evidence line cites, a measurement
-    by its place (no hedge frees it, and a value far from the measured one is as wrong as a near one)."""
+    by its place (no hedge frees it, and a value far from the kernel's measured one is as wrong as a near one).
+    `evidence`: a number of an evidence line (held to program-level values within FAR_MISS)."""
     if use.bound:  # an inequality is checked as one (match.match_bound)
         return None
     clause = clause_of(sentence, q)
@@ -87,8 +88,12 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 continue  # pinned only by a specific word of the clause that describes this fact ("61.5 ms" alone
                 # names no measurement, nor does "DRAM 80% busy" name the GPU-busy fraction)
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
-            if not named and not headline and off > NEAR_MISS:
-                continue  # far from what the words describe: likely about something else, left unverified
+            far = FAR_MISS if (headline or evidence) and f.kernel is None else NEAR_MISS
+            if not named and off > (1.0 if headline and f.kernel is not None else far):
+                continue  # far from what the words describe: likely about something else, left unverified. An
+                # evidence line cites measurements, so a program-level value it misses by up to 4x is a wrong reading
+                # of it; beyond that (a window, a count of steps has many readings) it is something else. An evidence
+                # line's headline misses a kernel's value at any distance.
             rank = (not named, not (counted and f.concepts & units), -len(f.concepts & concepts), off)
             if best is None or rank < best[0]:
                 best = (rank, f)
@@ -117,7 +122,8 @@ def _range(sentence: str, q: Quantity) -> Optional[tuple[float, float]]:
 
 # facts made by combining others (sums over subsets of kernels, ratios of metrics, between ranks): a number that
 # misses one of them is not thereby a wrong measurement
-_COMBINED = re.compile(r"ratio of two|sum of ncu|sum over|between ranks|largest kernel|number of profiled|ncu guided")
+_COMBINED = re.compile(r"ratio of two|sum of ncu|sum over|between ranks|largest kernel|number of profiled|ncu guided|"
+                       r"one-time|/ steps|repeats")  # the engine's own readings of one-time work and of steps too
 
 
 def _combined(f: Fact) -> bool:
@@ -127,6 +133,7 @@ def _combined(f: Fact) -> bool:
 _LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts
 _KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
 NEAR_MISS = 0.5  # a number within 2x of a measured value its words describe is a wrong reading of it
+FAR_MISS = 0.75  # a number of an evidence line within 4x of the program-level value its words describe: a wrong one
 
 
 # a cause named to rule it out: negated, gone, fixed, residual, or the road not taken
