@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # all eight sets
+    python bench/critic_score.py                 # all twelve sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -61,6 +61,25 @@ ncu sums as facts; program-level values pinned only by words that all describe t
   adversarial 0/44, 0/29; holdout 0/28, 0/19; blind2 1/35, 3/23; blind3 1/37, 2/22; blind4 0/33, 13/30;
   blind6 4/31, 6/24; blind7 1/23, 9/18; blind5 (blind) 1/23 false accepts (4%), 12/20 false rejects (60%).
 The false-reject goal (10%) is still not met on a set never tuned on.
+2026-12-01, second session: four more sets by helpers that never read or ran the critic: blind8 (41 answers over the
+ten holdout-7 programs, ground truth committed 05:55 before their capture on the H200 at 05:56-05:59), blind9 (50
+answers over ten least-used captures), blind10 (45 answers, a second writer over the holdout-7 captures) and blind11
+(45 answers over ten other captures). Counts, critic of f41c3c2 (start of the session) -> acdd1bb (first commit):
+  blind8 2/22, 15/19 -> 2/22, 15/19; blind9 0/28, 12/22 -> 0/28, 10/22; blind5 1/23, 12/20 -> 1/23, 12/20.
+The dev-set rules did not carry to unseen answers, so blind8's and blind9's reasons were read at 07:03 UTC and both
+became development sets (blind8 2/22, 14/19 and blind9 1/28, 10/22 just before). The critic was then changed by
+general rules (contradiction only where the words pin one reading: per-call API statistics but not call counts or
+totals, idle times only near, an artifact named in the sentence, no share against a count; executed vs listed SASS
+instructions; a time stamp '+0.04 ms' is no duration; 'issue N%' is smsp__issue_active; a shape '1056 x 256' is no
+ratio; memsets, one-time work, repeats, launches per step and the kernel period as facts; a partial last wave;
+chat replies of two or three paragraphs read; a JSON evidence item's text explains its value). Development sets at
+this commit: adversarial 0/44, 0/29; holdout 0/28, 0/19; blind2 1/35, 1/23; blind3 1/37, 1/22; blind4 0/33, 5/30;
+blind6 4/31, 1/24; blind7 2/23, 1/18; blind8 2/22, 7/19; blind9 0/28, 6/22.
+Never tuned on (counts only; blind10's and blind11's reasons never read), f41c3c2 -> this commit:
+  blind5  1/23, 12/20 (60%) -> 1/23 (4%), 9/20 (45%)
+  blind10 0/24, 16/21 (76%) -> 0/24 (0%), 10/21 (48%)
+  blind11 0/24, 15/21 (71%) -> 0/24 (0%), 10/21 (48%)
+False accepts stay within the goal on unseen answers; false rejects fell from 69% to 47% but are far from 10%.
 """
 from __future__ import annotations
 
@@ -130,10 +149,8 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
-    sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout", "adversarial_blind2",
-                                                                "adversarial_blind3", "adversarial_blind4",
-                                                                "adversarial_blind5", "adversarial_blind6",
-                                                                "adversarial_blind7"]
+    sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"] + \
+        [f"adversarial_blind{i}" for i in range(2, 12)]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)

@@ -1,5 +1,6 @@
-"""Checks shared by the holdout test modules (test_holdout5.py, test_holdout6.py): a case parametrized with its
-strict xfail when the engine misses it, a capture's text, a kernel's ncu duration, and that every case was captured."""
+"""Checks shared by the holdout test modules (test_holdout5.py, test_holdout6.py, test_holdout7.py): a case
+parametrized with its strict xfail when the engine misses it, a capture's text, a kernel's ncu duration, that every
+case was captured, the engine's verdict against the ground truth as written, and a fixed twin's moved mechanism."""
 from __future__ import annotations
 
 import lzma
@@ -7,6 +8,7 @@ import lzma
 import pytest
 
 from conftest import CAPTURES
+from kernel_profiler.analysis.engine import analyze
 from kernel_profiler.artifacts import load_paths
 
 
@@ -35,3 +37,15 @@ def assert_every_case_captured(cases: dict[str, dict]) -> None:
             assert (d / "trace.json.gz").exists(), name
         else:
             assert (d / "sass.txt.xz").exists() and (d / "ptxas.log.xz").exists(), name
+
+
+def assert_as_written(captures, name: str, case: dict) -> None:
+    """The unchanged engine gives the bound and mechanism the ground truth wrote before the capture."""
+    d = analyze([captures.case_dir(name)])
+    assert (d.bound, d.mechanism) == (case["bound"], case["mechanism"]), d.bottleneck
+
+
+def assert_fix_moved(captures, name: str, case: dict) -> None:
+    """A fixed twin no longer shows the mechanism its slow build planted."""
+    d = analyze([captures.case_dir(name)])
+    assert d.mechanism != case["expect_moved"], d.bottleneck

@@ -22,8 +22,14 @@ from conftest import CAPTURES, DATA
 MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2": 45, "adversarial_blind3": 45,
                "adversarial_blind4": 60, "adversarial_blind5": 40}
 SETS = list(MIN_ANSWERS)
+# sets written on 2026-12-01 by helpers that never read the critic (blind6-blind11): checked for shape, not for the mix
+# of categories their writers chose (blind10 names its categories in finer words)
+LATER = ["adversarial_blind6", "adversarial_blind7", "adversarial_blind8", "adversarial_blind9", "adversarial_blind10",
+         "adversarial_blind11"]
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
+ALIASES = {"fabricated_numbers": "fabricated", "twin_numbers": "fabricated", "datasheet_as_measured": "fabricated",
+           "one_time_as_steady": "wrong_bound", "wrong_fix": "wrong_direction"}
 FIELDS = {"id", "file", "case", "artifacts", "expected", "category", "why"}
 
 
@@ -31,19 +37,19 @@ def answers(name: str) -> list[dict]:
     return tomllib.loads((DATA / name / "cases.toml").read_text())["answer"]
 
 
-@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("name", SETS + LATER)
 def test_every_entry_has_its_fields(name):
     for a in answers(name):
         missing = FIELDS - a.keys()
         assert not missing, f"{a.get('id')}: missing {missing}"
         assert a["expected"] in {"accept", "reject"}, a["id"]
-        assert a["category"] in CATEGORIES, a["id"]
+        assert ALIASES.get(a["category"], a["category"]) in CATEGORIES, a["id"]
         assert (a["category"] == "correct") == (a["expected"] == "accept"), a["id"]
         assert a["why"].strip(), a["id"]
         assert a["artifacts"], a["id"]
 
 
-@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("name", SETS + LATER)
 def test_ids_unique_and_files_exist(name):
     ids = [a["id"] for a in answers(name)]
     assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
@@ -56,14 +62,14 @@ def test_ids_unique_and_files_exist(name):
             assert {"bound", "bottleneck"} <= d.keys(), a["id"]
 
 
-@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("name", SETS + LATER)
 def test_every_file_is_listed(name):
     listed = {a["file"] for a in answers(name)}
     on_disk = {f"answers/{p.name}" for p in (DATA / name / "answers").iterdir()}
     assert on_disk == listed, on_disk ^ listed
 
 
-@pytest.mark.parametrize("a", [a for name in SETS for a in answers(name)], ids=lambda a: a["id"])
+@pytest.mark.parametrize("a", [a for name in SETS + LATER for a in answers(name)], ids=lambda a: a["id"])
 def test_case_and_artifacts_exist(a):
     case = CAPTURES / a["case"]
     assert case.is_dir(), f"no capture folder {a['case']}"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from holdout_checks import assert_every_case_captured, capture_text, kernel_ns, param
-from kernel_profiler.analysis.engine import analyze
+from holdout_checks import (assert_as_written, assert_every_case_captured, assert_fix_moved, capture_text, kernel_ns,
+                            param)
 
 CASES = {c["name"]: c for c in
          tomllib.loads((Path(__file__).parent.parent / "suite" / "holdout6.toml").read_text())["case"]}
@@ -68,12 +68,9 @@ def test_pinned_churn_allocates_every_step(captures):
 
 @pytest.mark.parametrize("name", [param(n, MISSES) for n in TRUTH])
 def test_holdout6_as_written(captures, name):
-    case = CASES[name]
-    d = analyze([captures.case_dir(name)])
-    assert (d.bound, d.mechanism) == (case["bound"], case["mechanism"]), d.bottleneck
+    assert_as_written(captures, name, CASES[name])
 
 
 @pytest.mark.parametrize("name", [param(n, FIX_MISSES) for n in FIXES])
 def test_fix_removes_the_planted_mechanism(captures, name):
-    d = analyze([captures.case_dir(name)])
-    assert d.mechanism != CASES[name]["expect_moved"], d.bottleneck
+    assert_fix_moved(captures, name, CASES[name])

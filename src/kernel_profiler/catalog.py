@@ -106,8 +106,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"),
        (r"step", "decrease"), idle_cause="launch_overhead"),
     _e("host_sync", "host", "host sync", "program", _T + "host_finding", "sig_idle_cause",
-       r"synchroni[sz]|\.item\(|\bsync\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel|"
-       r"drains the (launch )?queue",
+       r"synchroni[sz]|\.item\(|\bsync\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel",
        "Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags in a device "
        "tensor), read them back every N steps or asynchronously (non_blocking copy into pinned memory plus an "
        "event), and only synchronize where the host truly needs the value.",
@@ -182,6 +181,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                           "problems."},
        (r"grid|blocks|waves", "increase"), (r"throughput|bandwidth", "increase"),
        ncu_rules=("LaunchConfiguration", "WorkloadImbalance"),
+       not_words=r"memory[- ]level parallelism|instruction[- ]level parallelism|\bMLP\b|\bILP\b|(bytes|loads) in flight",
        wrong_way=(r"\b(?:fewer|less) (?:blocks|CTAs)|(?:halve|shrink) the grid|smaller grid|"
                   r"launch (?:only )?\d+ blocks? instead of (?:more|\d+)",
                   "fewer blocks leave more SMs idle: the grid must grow, not shrink")),
@@ -195,7 +195,9 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
         "library": _LIB + "change the shape or dtype of the call (or the library's algorithm choice) so another "
                           "kernel is picked."},
        (r"warps_active|occupancy", "increase"), (r"dram__throughput|dram__bytes.*per_second|bandwidth", "increase"),
-       (r"long_scoreboard", "decrease"), ncu_rules=("TheoreticalOccupancy", "AchievedOccupancy")),
+       (r"long_scoreboard", "decrease"), ncu_rules=("TheoreticalOccupancy", "AchievedOccupancy"),
+       not_words=r"full occupancy|occupancy (is |was )?(fine|full|high|not (the|a) (limit|problem))|occupancy limit is gone|"
+                 r"filled the SMs|even at (full|high|\d+% )occupancy"),
     _e("atomic_contention", "latency", "contended atomics", "kernel", _LAT + "detect_atomic_contention", "sig_atomic",
        r"atomic",
        {"": "Privatize the updates: accumulate per warp (warp shuffle / __reduce_add_sync) or per block in shared "

@@ -6,6 +6,7 @@ entry (catalog.py) names its signature here; the critic checks a claimed mechani
 """
 from __future__ import annotations
 
+import math
 import re
 
 from dataclasses import dataclass, field
@@ -152,7 +153,16 @@ def sig_low_parallelism(x: Measured) -> tuple[str, str]:
     grid, sms = x.m("launch__grid_size"), x.m("launch__sm_count")
     if not grid or not sms:
         return UNKNOWN, "no launch statistics"
+    waves = x.m("launch__waves_per_multiprocessor")
+    if grid >= sms and waves and waves <= TAIL_WAVES_MAX and waves / math.ceil(waves) < TAIL_FILL_MIN:
+        return PRESENT, (f"grid of {grid:,.0f} blocks on {sms:.0f} SMs is {waves:.3g} waves: the last wave runs "
+                         f"{waves - math.floor(waves):.0%} full, so the SMs sit idle {1 - waves / math.ceil(waves):.0%} "
+                         f"of the kernel (a tail)")
     return (PRESENT if grid < sms else ABSENT), f"grid of {grid:,.0f} blocks on {sms:.0f} SMs"
+
+
+TAIL_WAVES_MAX = 4.0  # a few waves: a partial last one is a large share of the kernel
+TAIL_FILL_MIN = 0.75  # waves / whole waves launched under this: a quarter or more of the SM time idles in the tail
 
 
 SHARED_ATOMIC_SHARE = 0.02  # shared atomics this common among warp instructions are the kernel's inner loop,

@@ -67,11 +67,15 @@ def test_each_form_is_read_in_order_and_checked(softmax, form):
                                            for r in bad.reasons), bad.reasons
 
 
-def test_too_few_paragraphs_without_headings_stay_unreadable(softmax):
+def test_one_paragraph_stays_unreadable_and_two_of_prose_are_read(softmax):
+    """A chat reply in two or three paragraphs: the verdict sentence, the sentences with numbers (evidence), the last
+    paragraph the fix. One paragraph gives no fix apart from its claim: unreadable."""
     _, dg, m = softmax
     p = parts(m, dg)
     with pytest.raises(AnswerFormatError):
-        parse_answer(f"{p[0]} {p[1]}\n\n{p[2]} {p[3]}")
+        parse_answer(f"{p[0]} {p[1]} {p[2]} {p[3]}")
+    a = parse_answer(f"{p[0]} {p[1]}\n\n{p[2]} {p[3]}")
+    assert a.bottleneck and a.evidence and a.fix_text.startswith(p[2][:20]), a
 
 
 def test_an_evidence_metric_value_is_the_number_at_its_name_or_the_first(softmax):

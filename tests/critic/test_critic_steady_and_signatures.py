@@ -7,12 +7,16 @@
   - one-time work (lazy module loading) is a fact an answer may cite;
   - an evidence line that misses a program-level value by up to 4x is refused (prose about it stays unverified);
   - a GPU idle over a quarter of its steady window may be called host-bound;
-  - a fix's direction in words ('from 598M to well under 1M', 'to a few ms').
+  - a fix's direction in words ('from 598M to well under 1M', 'to a few ms');
+  - 'issue N% active' is smsp__issue_active, not the SM throughput;
+  - a partial last wave (133 blocks on 132 SMs) is low parallelism, a grid split into many waves is not;
+  - memsets are facts of the timeline.
 """
 from __future__ import annotations
 
 from critic_case import answer, case  # noqa: F401 (the fixture)
 
+from kernel_profiler.critic import facts_for
 from kernel_profiler.critic.direction import fix_metric_direction
 
 
@@ -119,3 +123,46 @@ def test_directions_in_words():
     assert fix_metric_direction("Expect the steady conv from 2.61 ms to ~0.5 ms or less (tensor pipe from 0% to most "
                                 "of the kernel).") == ("tensor pipe", "increase")  # 'from' is no part of the name
     assert fix_metric_direction("Bank conflicts from 900K to 2M.") == ("Bank conflicts", "increase")  # K and M scale
+
+
+def test_issue_active_is_its_own_metric(case):
+    """'issue 4.6% active' is smsp__issue_active, not the SM throughput (5.1% here): each value in its own place."""
+    c = case("h7_aos_field")
+    m = c.metrics("field_force")
+    issue, sol = m["smsp__issue_active.avg.pct_of_peak_sustained_active"], \
+        m["sm__throughput.avg.pct_of_peak_sustained_elapsed"]
+    assert abs(issue - sol) > 0.3
+
+    def text(v: float):
+        return c.critique(answer(
+            "`field_force` is memory-bound on uncoalesced loads of one field of an array of structs.",
+            [f"issue {v:.1f}% active (ncu.ncu-rep)",
+             f"{m['gpu__time_duration.sum'] / 1e3:.1f} us per launch (`gpu__time_duration.sum`, ncu.ncu-rep)"],
+            "Each lane reads 4 bytes of a 32-byte sector, so most fetched bytes are wasted and the kernel runs far "
+            "from its DRAM floor.",
+            "Store the fields as separate arrays; `gpu__time_duration.sum` should decrease."))
+    assert text(issue).checks["numbers"], text(issue).reasons
+    assert not text(sol).checks["numbers"], text(sol).reasons
+
+
+def test_a_partial_last_wave_is_low_parallelism(case):
+    claim = ("`poly_tile` has too few blocks: a partial last wave leaves SMs idle.",
+             "133 heavy blocks on 132 SMs run as two waves, the second with one block, so most SMs idle half the "
+             "kernel and it runs far from its compute floor.")
+    tail = _sig(case("h7_tail_wave"), *claim)
+    assert tail.mechanism == "low_parallelism" and tail.checks["signature"], tail.reasons
+    assert "last wave" in tail.signature
+    split = _sig(case("h7_tail_wave_fixed"), *claim)
+    assert split.mechanism == "low_parallelism" and not split.checks["signature"], split.signature
+
+
+def test_memsets_are_facts(case):
+    c = case("h7_memset_many")
+    f = facts_for(c.arts, c.dg)
+    median = f.named("timeline.memset_median_ns")[0].value / 1e3
+    r = c.critique(answer(
+        "The program is launch-bound: thousands of tiny memsets per step keep the GPU waiting on the host.",
+        [f"each memset takes {median:.2f} us (nsys.sqlite)"],
+        "Every cudaMemsetAsync is a separate launch, so launch overhead between them leaves the GPU idle.",
+        "Clear the pool with one memset; the GPU busy fraction should increase."))
+    assert any(n.fact and "memset_median" in n.fact for n in r.numbers), r.numbers

@@ -25,7 +25,7 @@ _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )
                            r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
 # an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
 # "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
-_OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time|duration|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
+_OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)?(?=\s+(?:should|will|to|from|drops?|falls?))|duration|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
                       r"utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls|wavefronts|sectors|"
                       r"requests|transactions|conflicts|instructions)(?: per (?:step|op|launch|call|iteration))?)\b",
                       re.I)

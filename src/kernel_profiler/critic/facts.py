@@ -376,6 +376,13 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("timeline.allocator_ns", float((allocs["end_ns"] - allocs["start_ns"]).sum()), "time", src, None,
                   "host time in allocator calls")
     _api_facts(f, tl)
+    ms = tl.sets
+    if len(ms):  # memsets: GPU operations of their own (cudaMemset*)
+        md = ms["end_ns"] - ms["start_ns"]
+        f.add("timeline.memset_count", len(ms), "count", src, None, "memsets in the capture")
+        f.add("timeline.memset_median_ns", float(md.median()), "time", src, None, "median memset")
+        f.add("timeline.memset_total_ns", float(md.sum()), "time", src, None, "sum of memset durations")
+        f.add("timeline.memset_median_bytes", float(ms["bytes"].median()), "bytes", src, None, "median memset size")
     cp = tl.copies
     if len(cp):
         cd = cp["end_ns"] - cp["start_ns"]

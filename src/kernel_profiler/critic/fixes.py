@@ -88,7 +88,7 @@ def check_fix(c: "Context") -> list[str]:
     out = []
     metric, direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
     metric = (metric or "").strip()
-    if not metric and at_roofline(c) and _LEAVE.search(a.fix_text):
+    if (not metric or direction not in ("increase", "decrease")) and at_roofline(c) and _LEAVE.search(a.fix_text):
         return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move
     if not metric:
         out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")

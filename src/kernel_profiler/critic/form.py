@@ -79,6 +79,9 @@ def relates(sentence: str) -> bool:
                 and not _REPORTS.search(plain))
 
 
+_ARROW_STEP = re.compile(r"\s(?:->|→|=>|⇒)\s")
+
+
 def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
     """None when the mechanism links a cause to the gap (in any wording: a verb or connective of cause, or a number
     related to a ceiling or to idle time); else what is missing."""
@@ -86,10 +89,11 @@ def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
     words = re.findall(r"[A-Za-z]{3,}", text)
     prose = [s for s in sentences(mechanism) if len(re.findall(r"[A-Za-z]{3,}", scrub(s))) >= 6
              and len(METRIC_TOKEN.findall(s)) <= 2]
-    if len(words) < 10 or not prose:
+    arrows = len(_ARROW_STEP.findall(text)) >= 2  # "stride 32 floats -> same bank -> 32-way": a chain in notation
+    if (len(words) < 10 and not (arrows and len(words) >= 6)) or not prose:
         return "the mechanism is not an explanation (too few words of prose)"
     related = any(relates(s) for s in sentences(mechanism))
-    if not related and not any(_CAUSAL.search(scrub(s)) for s in prose):
+    if not related and not arrows and not any(_CAUSAL.search(scrub(s)) for s in prose):
         return ("the mechanism names no cause (no 'because', 'limits', 'stalls', 'waits', ..., and no number related "
                 "to a ceiling or to idle time)")
     if not claimed:
@@ -268,9 +272,11 @@ def _terse(text: str) -> dict[str, str]:
     return out
 
 
-_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(bottleneck|bound|cause|why(?: it matters)?|mechanism|change|fix)\s*(?::|→|->)\s*", re.I)
+_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(bottleneck|bound|cause|why(?: it matters)?|mechanism|roofline|floor|gap|change|fix)"
+                           r"\s*(?::|→|->)\s*", re.I)
 _BULLET_PARTS = {"bottleneck": "bottleneck", "bound": "bottleneck", "cause": "mechanism", "why": "mechanism",
-                 "why it matters": "mechanism", "mechanism": "mechanism", "change": "fix", "fix": "fix"}
+                 "why it matters": "mechanism", "mechanism": "mechanism", "roofline": "mechanism", "floor": "mechanism",
+                 "gap": "mechanism", "change": "fix", "fix": "fix"}  # a roofline line ties the cause to the gap
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -293,7 +299,7 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
     paras = _paragraphs(text)
     if first is None:
         if len(paras) < len(ORDER):
-            return {}
+            return _prose(paras)
         return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:-1]), "fix": paras[-1]}
     missing = [p for p in ORDER[:ORDER.index(first)] if p not in found]
     out: dict[str, str] = {}
@@ -301,6 +307,26 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
         if i < len(paras):
             out[part] = "\n\n".join(paras[i:]) if i == len(missing) - 1 else paras[i]
     return out
+
+
+_VERDICT = re.compile(r"short version|tl;?dr|bottom line|in short|bottleneck|-bound\b|\bbound (?:by|on)\b|limited by|"
+                      r"\bwaiting (?:for|on)\b|dominat", re.I)
+
+
+def _prose(paras: list[str]) -> dict[str, str]:
+    """Two or three paragraphs of prose (a chat reply): the sentence that gives the verdict is the bottleneck, the
+    sentences with numbers before the last paragraph are the evidence, they are the mechanism too, and the last
+    paragraph is the fix."""
+    if len(paras) < 2:
+        return {}
+    body = [x for p in paras[:-1] for x in sentences(p)]
+    head = next((x for x in body if _VERDICT.search(x)), body[0] if body else "")
+    rest = [x for x in body if x is not head]
+    measured = [x for x in rest if re.search(r"\d", x)]
+    if not head or not measured:
+        return {}
+    return {"bottleneck": head.strip(), "evidence": "\n".join(f"- {x.strip()}" for x in measured),
+            "mechanism": " ".join(x.strip() for x in rest), "fix": paras[-1]}
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$")

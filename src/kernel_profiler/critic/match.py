@@ -165,7 +165,8 @@ def kernel_mentions(text: str, facts: Facts) -> set[str]:
             out.add(key)
         elif any(key.startswith(h.split("<")[0]) and t in key for h, t in elided):
             out.add(key)
-    for word in _CODE_WORD.findall(low):  # `tanh`: a word of exactly one kernel's full name (its functor, its op)
+    for word in _CODE_WORD.findall(low) + _NAMED_KERNEL.findall(low):  # `tanh`, "the tanh kernel": a word of exactly
+        # one kernel's full name (its functor, its op)
         hits = [key for key in facts.kernels if re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", key)]
         if len(hits) == 1:
             out.add(hits[0])
@@ -173,6 +174,7 @@ def kernel_mentions(text: str, facts: Facts) -> set[str]:
 
 
 _CODE_WORD = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
+_NAMED_KERNEL = re.compile(r"\b(?:the|a|its|each)\s+([A-Za-z_][A-Za-z0-9_]{3,})\s+kernels?\b", re.I)
 # a sentence about several kernels at once ("each kernel", "every one of them", "the kernels are individually ..."):
 # its numbers may be any profiled kernel's values of the metric it describes
 _EACH = re.compile(r"\b(?:each|every|all|individually|both|per kernel)\b", re.I)
@@ -209,7 +211,7 @@ def answer_scope(bottleneck: str, whole: str, named: Iterable[Optional[str]], fa
 def sentence_concepts(sentence: str) -> frozenset[str]:
     out = set(text_concepts(sentence))
     for tok in METRIC_TOKEN.findall(sentence.replace("`", " ")):
-        out |= metric_concepts(tok)
+        out |= metric_concepts(tok) | {"metric:" + tok.replace(" ", "")}  # a metric named is an operand it speaks of
     return frozenset(out)
 
 
@@ -304,7 +306,7 @@ class Operand:
 
     @classmethod
     def of(cls, f: Fact) -> "Operand":
-        return cls(f.metric, f.value, f.concepts, f.family, ceiling=is_ceiling(f))
+        return cls(f.metric, f.value, f.concepts | {"metric:" + f.metric}, f.family, ceiling=is_ceiling(f))
 
 
 _PERCENT = "100%"
@@ -358,13 +360,13 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use:
             if f.family == fam and close(f.value, v, t) and _unit_fits(f, q) and ceiling_fits(f, want, use) \
                     and _qualified(f, want):
                 return "the same value cited elsewhere in the answer", [f.metric]
-    for val, v, t, how, operands in _derived_values(q, want, cited, derived):
+    for val, v, t, how, operands in derived_values(q, want, cited, derived):
         if close(val, v, t):
             return how, operands
     return None
 
 
-def _derived_values(q: Quantity, want: frozenset[str], cited: list[Fact], derived: Iterable[Operand]):
+def derived_values(q: Quantity, want: frozenset[str], cited: list[Fact], derived: Iterable[Operand]):
     """(value, q in the derivation's family, its tolerance, how, operands) of each declared derivation q may be."""
     cands = candidates(q)
     for fam, val, how, operands in derivations(want, [Operand.of(f) for f in cited] + list(derived)):

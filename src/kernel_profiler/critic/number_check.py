@@ -4,20 +4,21 @@ contradict or a written result that does not hold is refused.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from .. import metrics
 from .answer import NumberAudit
 from .arithmetic import Stated, chains, implicit, implicit_miss
-from .concepts import GENERIC, metric_concepts, unit_concepts
+from .concepts import API_NAME, GENERIC, metric_concepts, unit_concepts
 from .context import Context
-from .facts import Fact, Facts
+from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
-from .match import (Operand, Use, candidates, close, kernel_mentions, match_bound, match_derived, match_facts,
-                    number_use, sentence_concepts)
+from .match import (Operand, Use, candidates, close, derived_values, kernel_mentions, match_bound, match_derived,
+                    match_facts, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, sentences
 from .stride import match_stride, stride_miss
-from .unverified import bound_metric, contradiction
+from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction
 
 
 
@@ -25,13 +26,17 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
     """(where, written-in, quantity, concepts, metric tokens, kernels in scope, use) for every number."""
     out = []
     c.strict = []
-    for where, text, extra in c.described():
-        headline = where == "evidence"  # an evidence line's first number is the measurement it cites
+    carried = [None, None] + [_carries(e) for e in c.answer.evidence]
+    for (where, text, extra), own in zip(c.described(), carried):
+        headline = own is True  # an evidence line's first number is the measurement it cites (unless its value is
+        # given apart, as an agent's JSON does: then that value is the measurement and its text explains it)
         for s in sentences(text):
             concepts = sentence_concepts(extra + s)
             tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
             kernels = c.scope.allowed(extra + s, c.facts)  # an evidence line is about the kernel it names
             for q in quantities(s):
+                if q.family == "ratio" and _SHAPE.match(s[q.end:]):
+                    continue  # "1056 x 256", "8192 x 8192": a shape, not a ratio
                 bound = bound_metric(s, q)  # "`launch__grid_size` = 132": the number is that metric's value
                 out.append((where, s, q, metric_concepts(bound) if bound else concepts, {bound} if bound else tokens,
                             kernels, number_use(s, q)))
@@ -39,8 +44,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
                 headline = False
     for e in c.answer.evidence:
         q = evidence_quantity(e.value, e.unit)
-        if any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
-               for x in quantities(e.meaning)):
+        if _carries(e):
             continue  # the line's own text carries the number and is checked above
         text = f"{e.metric or ''} {e.meaning}"
         concepts = sentence_concepts(text)
@@ -50,6 +54,49 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         out.append(("evidence", e.metric or e.meaning[:60], q, concepts, tokens, kernels, Use()))
         c.strict.append(True)
     return out
+
+
+_API_FUNCTION = re.compile(r"cuda[A-Z][a-z]|cu[A-Z][a-z]")
+
+
+def _absent_api(q: Quantity, sentence: str, facts: Facts) -> Optional[str]:
+    """The API function a number's clause gives it to, when the captures record API calls but none of that one."""
+    if q.family != "time" or not any(m.startswith("api.") for m in facts.by_metric):
+        return None  # a host time per call or in all calls (a size given with the function is the call's argument)
+    for name in API_NAME.findall(clause_of(sentence, q)):
+        if not _API_FUNCTION.match(name):
+            continue  # cuBLAS, cuDNN: libraries, not functions of the API tables
+        if not any(m.startswith(f"api.{api_base(name)}.") for m in facts.by_metric):
+            return name
+    return None
+
+
+def _constant_share_miss(q: Quantity, concepts: frozenset[str], cited: list[Fact]) -> Optional[str]:
+    """A share of an architectural unit the sentence names ("62.5% of each 32-byte sector is thrown away") that misses
+    the one its cited value gives (1 - 4/32 = 87.5%): a wrong reading of that value, not knowledge."""
+    if q.family != "pct":
+        return None
+    want = concepts | unit_concepts(q.unit) | {"ratio"}
+    for val, v, t, how, operands in derived_values(q, want, cited, ()):
+        if "architecture constant" in how:
+            continue
+        per_unit = [o for o in operands if metric_concepts(o) & _PER_UNIT]  # bytes per sector, lanes per warp, ...
+        if per_unit and len(operands) == 2 and operands[1].startswith("warp size") and \
+                abs(val - v) > max(t, REL_TOL * abs(val)) and abs(val - v) <= SHARE_MISS * abs(val):
+            return f"{how} of {', '.join(operands)} gives {val * 100 if v <= 1 else val:.3g}"
+    return None
+
+
+SHARE_MISS = 0.4  # within this of the share its cited value gives: a wrong reading of it
+_PER_UNIT = frozenset({"bytes_per_sector", "sectors_per_request", "divergence", "wavefronts"})
+_SHAPE = re.compile(r"\s?\d")
+
+
+def _carries(e) -> bool:
+    """Whether an evidence line's text carries its own value (a Markdown line; a JSON item may give it apart)."""
+    q = evidence_quantity(e.value, e.unit)
+    return any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
+               for x in quantities(e.meaning))
 
 
 def _named_evidence(c: Context) -> list[str]:
@@ -116,7 +163,8 @@ def check_numbers(c: Context) -> list[str]:
             continue
         wrong = written if written is not None and not written.ok else None
         operand = written is None and any(q.start == o.start for st in written_out if st.ok for o in st.operands)
-        miss = None if wrong is not None or c.strict[i] or operand else implicit_miss(s, q)
+        miss = None if wrong is not None or c.strict[i] or operand else implicit_miss(s, q) or \
+            _constant_share_miss(q, cs, cited)
         if miss is not None:
             c.audit.append(NumberAudit(written=q.written, where=where))
             out.append(f"The ratio '{q.written}' in the {where} ('{s.strip()[:90]}') is not the ratio of the values its "
@@ -126,6 +174,12 @@ def check_numbers(c: Context) -> list[str]:
             c.audit.append(NumberAudit(written=q.written, where=where))
             out.append(f"The number '{q.written}' in the {where} is the result of '{wrong.text}', which does not "
                        f"hold: recompute it from its operands.")
+            continue
+        absent = None if operand else _absent_api(q, s, c.facts)
+        if absent is not None:
+            c.audit.append(NumberAudit(written=q.written, where=where))
+            out.append(f"The number '{q.written}' in the {where} is given for `{absent}`, which the captures record no "
+                       f"call of: quote the function the timeline shows.")
             continue
         bad = None if operand else contradiction(q, s, ks, c.facts, use, headline=c.strict[i],
                                                        evidence=where == "evidence") or \
@@ -171,21 +225,18 @@ def _stated(sentence: str, q: Quantity, written: Optional[Stated]) -> Optional[s
     return f"arithmetic on the sentence's numbers: {how}" if how else None
 
 
-PIN_SPAN = 10.0  # a number its words tie to a kernel's metric lies within this factor of a value of it, or it is
-# something else (a count of elements, a size from the source) that the captures do not hold
-
-
 def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: set[str], facts: Facts) -> bool:
     """Whether an evidence line names its metric, or its words name a metric the captures hold for the kernel in
     scope (a value of the same kind within PIN_SPAN of it), so that its cited number, matching none of the values, is
     wrong rather than unverifiable."""
     if any(t in facts.by_metric or metrics.lookup(t) is not None for t in tokens):
         return True  # a line naming a metric the captures or this tool define cites that metric's value
-    specific = concepts - GENERIC - {"duration", "ratio"}
+    specific = concepts - GENERIC - {"duration", "ratio", "stat_median", "stat_mean"}  # a statistic names no metric
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
             continue
         if f.kernel is not None and specific & f.concepts and any(
-                f.family == fam and v / PIN_SPAN <= abs(f.value) <= v * PIN_SPAN for fam, v, _ in candidates(q)):
+                f.family == fam and v / PIN_SPAN <= abs(f.value) <= v * PIN_SPAN for fam, v, _ in candidates(q)
+                if not (q.family == "pct" and fam == "count")):
             return True
     return False

@@ -29,7 +29,7 @@ _NOT_MEASURED = re.compile(
     r"\b(ideal\w*|"
     r"ceiling|peak|limit|theoretical\w*|max(?:imum)?|min(?:imum)?|target|at best|nominal|spec\w*|datasheet|rated|"
     r"practical|budget|need\w*|must|per the source|in the source|source code|allocat\w+|array of|tensor of|"
-    r"elements?|tile|shape|size of)\b", re.I)
+    r"elements?|tile|shape|size of|expect\w*|toward|predict\w*|estimat\w*|projected)\b", re.I)
 
 
 def clause_of(sentence: str, q: Quantity) -> str:
@@ -52,7 +52,12 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     if use.bound:  # an inequality is checked as one (match.match_bound)
         return None
     clause = clause_of(sentence, q)
+    base = _clause(sentence, q.start, q.end, aside=False)  # without the aside: a program-level value is pinned
+    # only by the words of the clause itself (an aside such as "(imports, CUDA context)" tells no statistic)
+    program_specific = text_concepts(base) - GENERIC - {"duration"}
     if hedged(sentence, q) and not use.achieved and not headline:
+        return None
+    if q.family == "time" and _OFFSET.search(scrub(sentence)[:q.start]):
         return None
     words, units = text_concepts(clause), unit_concepts(q.unit)
     concepts = frozenset(words | units)
@@ -61,26 +66,29 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         return None
     counted = bool(units) and counts(q)  # "132 blocks": the noun names what is counted
     specific = words - GENERIC - {"duration"}
-    timed_kernel = "duration" in words and not specific and bool(_KERNEL_WORD.search(clause))
+    timed_kernel = "duration" in words and not specific and bool(_KERNEL_WORD.search(clause)) and \
+        not _HOST_SIDE.search(clause)  # "the launch call is 4.3 us": the host's call, not the kernel's time
     span = None if several_kernels(sentence) else _range(sentence, q)  # "each kernel takes 124-183 us": both
     # ends are measurements; "within ~10-20%" brackets one value
     best: Optional[tuple[tuple, Fact]] = None
     for fam, v, _ in candidates(q):
-        if q.family == "ratio" and fam != "ratio":
-            continue  # "7.5x" compares two values: it is no count of anything
+        if (q.family == "ratio" and fam != "ratio") or (q.family == "pct" and fam == "count"):
+            continue  # "7.5x" compares two values: it is no count of anything; "50.4%" is a share, not 50 things
         for f in facts.by_family.get(fam, []):
             if f.kernel is not None and f.kernel not in kernels:
                 continue
-            if (is_ceiling(f) and not (use.achieved or use.reference)) or _combined(f):
+            if (is_ceiling(f) and not (use.achieved or use.reference)) or _combined(f) or _other_artifact(f, sentence):
                 continue
             if not describes(f, q, concepts, tokens, use):
                 continue
             if span and span[0] * (1 - REL_TOL) <= f.value / (v / q.value if q.value else 1) <= span[1] * (1 + REL_TOL):
                 return None  # "within ~10-20%": a range that holds the measured value
+            if span and f.concepts & {"stat_median", "stat_mean"}:
+                continue  # "steps 2-5 = 0.56-0.71 ms": the ends are single items, not the median of all of them
             named = f.metric in tokens or use.achieved or \
                 any(x.startswith("api:") for x in f.concepts & concepts) or \
                 (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units))  # "132 blocks"
-            if not named and f.kernel is None and not (specific and specific <= f.concepts):
+            if not named and f.kernel is None and not (program_specific and program_specific <= f.concepts):
                 continue  # a program-level value (a window, a step, a count of steps) has many readings: its metric,
                 # an API, an achieved rate or words that all describe it ("the median gap between kernels") pin it
             if not named and not specific & f.concepts and \
@@ -89,7 +97,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 # names no measurement, nor does "DRAM 80% busy" name the GPU-busy fraction)
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
             far = FAR_MISS if (headline or evidence) and f.kernel is None else NEAR_MISS
-            if not named and off > (1.0 if headline and f.kernel is not None else far):
+            static = f.metric.startswith("sass.") and abs(v) > f.value * PIN_SPAN  # executed vs listed instructions
+            idle = f.kernel is None and f.family == "time" and "idle" in f.concepts  # per gap, per step, per cause...
+            if static or not named and off > (1.0 if headline and f.kernel is not None else IDLE_MISS if idle else far):
                 continue  # far from what the words describe: likely about something else, left unverified. An
                 # evidence line cites measurements, so a program-level value it misses by up to 4x is a wrong reading
                 # of it; beyond that (a window, a count of steps has many readings) it is something else. An evidence
@@ -123,16 +133,38 @@ def _range(sentence: str, q: Quantity) -> Optional[tuple[float, float]]:
 # facts made by combining others (sums over subsets of kernels, ratios of metrics, between ranks): a number that
 # misses one of them is not thereby a wrong measurement
 _COMBINED = re.compile(r"ratio of two|sum of ncu|sum over|between ranks|largest kernel|number of profiled|ncu guided|"
-                       r"one-time|/ steps|repeats")  # the engine's own readings of one-time work and of steps too
+                       r"one-time|/ steps|repeats|attributed to a host cause|cause / (?:window|idle time)")  # the engine's own readings of one-time work and of steps too
 
 
 def _combined(f: Fact) -> bool:
-    return bool(f.derivation and _COMBINED.search(f.derivation))
+    """A fact made by combining others, or by the engine's reading (idle attributed to a cause), or a host API's
+    call count or total time (over the capture: a writer counts the calls of a window or a step): matched, never
+    contradicting (a per-call statistic of an API is one value, and is checked)."""
+    return bool(f.derivation and _COMBINED.search(f.derivation)) or \
+        (f.metric.startswith("api.") and f.metric.endswith((".calls", ".total_ns")))
+
+
+# an artifact named in a sentence ("trace.json.gz", "nsys.sqlite"): its numbers are that artifact's
+_ARTIFACT = re.compile(r"\b(nsys\.sqlite|nsys-rep|trace\.json(?:\.gz)?|ncu\.ncu-rep|ncu[\w.-]*\.csv|sass\.txt|ptxas\.log|"
+                       r"res_usage\.txt|telemetry\w*\.json)\b", re.I)
+
+
+def _other_artifact(f: Fact, sentence: str) -> bool:
+    """The sentence names the artifacts it reads, and the fact comes from none of them."""
+    named = {m.lower() for m in _ARTIFACT.findall(sentence)}
+    return bool(named) and not any(n.split(".")[0] in f.artifact.lower() for n in named)
+
+
+_OFFSET = re.compile(r"(?:\+|\bat\s+t\s*=\s*)$")  # "at +0.04 ms": a time stamp within a span, not a duration
 
 
 _LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts
+_HOST_SIDE = re.compile(r"\bcalls?\b|\bAPI\b|overhead|\bhost\b|\bCPU\b|dispatch", re.I)
 _KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
 NEAR_MISS = 0.5  # a number within 2x of a measured value its words describe is a wrong reading of it
+PIN_SPAN = 10.0  # a number its words tie to a kernel's metric lies within this factor of a value of it, or it is
+# something else (a count of elements, a size from the source; executed instructions, not the listed ones)
+IDLE_MISS = 0.25  # a program's idle time has many readings (per gap, per step, per cause): only a near miss is wrong
 FAR_MISS = 0.75  # a number of an evidence line within 4x of the program-level value its words describe: a wrong one
 
 
@@ -144,16 +176,20 @@ _RULED_OUT = re.compile(
 _SENTENCE_END = re.compile(r"\.(?!\d)")
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause of `text` around text[start:end] (bounded by `_CLAUSE` and sentence ends)."""
+def _clause(text: str, start: int, end: int, aside: bool = True) -> str:
+    """The clause of `text` around text[start:end] (bounded by `_CLAUSE` and sentence ends; with the parenthetical
+    aside that follows it, if `aside`)."""
     a = max([0] + [m.end() for pat in (_CLAUSE, _SENTENCE_END) for m in pat.finditer(text, 0, start)])
     ends = [m.start() for pat in (_CLAUSE, _SENTENCE_END) if (m := pat.search(text, end))]
-    return text[a:min(ends, default=len(text))]
+    b = min(ends, default=len(text))
+    if aside and text[b:b + 1] == "(" and ")" in text[b:]:  # "1.12 ms per GEMM (nsys median of 20 launches)": the aside says
+        b = text.index(")", b) + 1  # what the number is
+    return text[a:b]
 
 
 def ruled_out(text: str, start: int, end: int) -> bool:
     """Whether the words at text[start:end] name a cause inside a clause that rules it out."""
-    return bool(_RULED_OUT.search(_clause(text, start, end)))
+    return bool(_RULED_OUT.search(_clause(text, start, end, aside=False)))
 
 
 _BINDS = re.compile(r"`?\s*(?:=|:|is|of)\s*(?:~|about\s+)?$")
