@@ -130,10 +130,10 @@ def _range(sentence: str, q: Quantity) -> Optional[tuple[float, float]]:
     return lo, hi
 
 
-# facts made by combining others (sums over subsets of kernels, ratios of metrics, between ranks): a number that
-# misses one of them is not thereby a wrong measurement
+# facts made by combining others (sums over subsets of kernels, ratios of metrics, between ranks) or the engine's own
+# readings (one-time work, steps, idle attributed to a cause): a number that misses one is not thereby wrong
 _COMBINED = re.compile(r"ratio of two|sum of ncu|sum over|between ranks|largest kernel|number of profiled|ncu guided|"
-                       r"one-time|/ steps|repeats|attributed to a host cause|cause / (?:window|idle time)")  # the engine's own readings of one-time work and of steps too
+                       r"one-time|/ steps|repeats|attributed to a host cause|cause / (?:window|idle time)")
 
 
 def _combined(f: Fact) -> bool:
@@ -182,8 +182,8 @@ def _clause(text: str, start: int, end: int, aside: bool = True) -> str:
     a = max([0] + [m.end() for pat in (_CLAUSE, _SENTENCE_END) for m in pat.finditer(text, 0, start)])
     ends = [m.start() for pat in (_CLAUSE, _SENTENCE_END) if (m := pat.search(text, end))]
     b = min(ends, default=len(text))
-    if aside and text[b:b + 1] == "(" and ")" in text[b:]:  # "1.12 ms per GEMM (nsys median of 20 launches)": the aside says
-        b = text.index(")", b) + 1  # what the number is
+    if aside and text[b:b + 1] == "(" and ")" in text[b:]:  # "1.12 ms per GEMM (nsys median of 20 launches)":
+        b = text.index(")", b) + 1  # the aside says what the number is
     return text[a:b]
 
 
