@@ -348,19 +348,16 @@ def sig_throttle(x: Measured) -> tuple[str, str]:
     return PRESENT, f"{txt}; its clock is {k:.2f}x lower ({', '.join(reasons)})"
 
 
-_COLLECTIVE = re.compile(r"nccl|AllReduce|AllGather|ReduceScatter|Broadcast|SendRecv", re.I)
-
-
 def sig_comms(x: Measured) -> tuple[str, str]:
     """All ranks arrive together and still spend a large share of the step inside collectives."""
-    from .analysis.ranks import COMMS_BOUND_SHARE
+    from .analysis.ranks import COLLECTIVE, COMMS_BOUND_SHARE
     st, txt = sig_straggler(x)
     if st == UNKNOWN:
         return st, txt
     if st == PRESENT:
         return ABSENT, f"{txt}: the others wait for a late rank, not for the transfer"
     s = x.timeline
-    if s is not None and s.top_kernels and not any(_COLLECTIVE.search(k.name) for k in s.top_kernels):
+    if s is not None and s.top_kernels and not any(COLLECTIVE.search(k.name) for k in s.top_kernels):
         return ABSENT, (f"the steady window ({s.window_ns / 1e6:.1f} ms) runs no collective kernel: the collectives "
                         f"are one-time work outside it")
     _, _, _, _, step = straggler(x)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .answer import Answer, NumberAudit
+from .answer import Answer, EvidenceItem, NumberAudit
 from .facts import Facts
 from .match import Scope
 
@@ -26,8 +26,9 @@ class Context:
         a = self.answer
         return [("bottleneck", a.bottleneck), ("mechanism", a.explanation)] + [("evidence", e.meaning) for e in a.evidence]
 
-    def described(self) -> list[tuple[str, str, str]]:
-        """(where, text, words that describe its numbers): an evidence line is described by its metric and kernel too."""
+    def described(self) -> list[tuple[str, str, str, Optional[EvidenceItem]]]:
+        """(where, text, words that describe its numbers, the evidence item): an evidence line is described by its
+        metric and kernel too."""
         a = self.answer
-        return [("bottleneck", a.bottleneck, ""), ("mechanism", a.explanation, "")] + \
-            [("evidence", e.meaning, f"{e.metric or ''} {e.kernel or ''} ") for e in a.evidence]
+        return [("bottleneck", a.bottleneck, "", None), ("mechanism", a.explanation, "", None)] + \
+            [("evidence", e.meaning, f"{e.metric or ''} {e.kernel or ''} ", e) for e in a.evidence]

@@ -26,10 +26,10 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
     """(where, written-in, quantity, concepts, metric tokens, kernels in scope, use) for every number."""
     out = []
     c.strict = []
-    carried = [None, None] + [_carries(e) for e in c.answer.evidence]
-    for (where, text, extra), own in zip(c.described(), carried):
-        headline = own is True  # an evidence line's first number is the measurement it cites (unless its value is
-        # given apart, as an agent's JSON does: then that value is the measurement and its text explains it)
+    for where, text, extra, item in c.described():
+        # an evidence line's first number is the measurement it cites, unless its value is given apart (an agent's
+        # JSON): then that value is the measurement and the line's text explains it
+        headline = item is not None and _carries(item)
         for s in sentences(text):
             concepts = sentence_concepts(extra + s)
             tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
