@@ -123,7 +123,12 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"allocat(or|ion)|cudaMalloc|cudaFree",
        "Allocate the buffers once outside the loop and reuse them (or use a caching or stream-ordered allocator: "
        "cudaMallocAsync/cudaFreeAsync with a memory pool, PyTorch's caching allocator).",
-       (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="allocator"),
+       (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="allocator",
+       wrong_way=(r"\b(?:split\w*|chunk\w*|break\w*)\b[^.;]{0,60}\b(?:allocat\w+|buffers?|cudaMalloc)|\b(?:two|three|four|"
+                  r"eight|several|multiple|more|\d+) (?:smaller )?(?:\d+ ?[MGK]i?B )?(?:chunks|buffers|allocations|cudaMalloc)"
+                  r"\b[^.;]{0,40}\bper (?:step|iteration|repetition|rep|call)",
+                  "more, smaller allocations per step mean more allocator calls, each as blocking: allocate once and "
+                  "reuse (or a stream-ordered pool)")),
     _e("startup_dominated", "host", "start-up and one-time work", "program", _T + "startup_finding", "sig_startup",
        r"start-?up|one-time|warm-?up|initiali[sz]ation",
        {"": "Build, upload and warm up before timing; time many steady-state steps and report their median.",

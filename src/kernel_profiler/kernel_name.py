@@ -22,6 +22,7 @@ from .display import ellipsize
 
 _CAST = re.compile(r"\((?:unsigned |signed )?(?:int|long|long long|short|char|bool|size_t)\)(?=-?\d)")
 _ANON = re.compile(r"\(anonymous ?namespace\)|<unnamed>|\{anonymous\}")
+_NCU_UNNAMED = re.compile(r"\s*unnamed>::")
 _LAMBDA = re.compile(r"\[lambda\(([^)]*)\)\s*\(instance\s*(\d+)\)\]")
 _PARENS = re.compile(r"\([^()]*\)")
 _INT_SUFFIX = re.compile(r"(?<=[<,\s])(-?\d+)(?:ull|llu|ul|lu|ll|u|l)\b", re.IGNORECASE)
@@ -53,6 +54,8 @@ class KernelName:
         list left inside the key (parameter types are spelled `float` by one tool and `T2` by another).
         """
         n = re.sub(r"\bvoid\s+", "", self.raw)
+        if _NCU_UNNAMED.match(n):  # ncu's CSV drops "ns::<" before "unnamed>": "unnamed>::f<unnamed>::T<2>, ...>"
+            n = re.sub(r"(?<![<\w])unnamed>::", "anon::", n).replace("<unnamed>::", "<anon::")
         n = _CAST.sub("", n)
         n = _ANON.sub("anon", n)
         n = _INT_SUFFIX.sub(r"\1", n)

@@ -220,13 +220,19 @@ def implicit_miss(sentence: str, q: Quantity, within: float = 0.5) -> Optional[s
         return None  # "6 x 169.8 us": the x multiplies
     target = _si(q)
     others = [o for o in _operands(sentence) if not (o.start <= q.start < o.end) and o.si]
-    for a in others:
-        for b in others:
-            if a is not b and a.q.family == b.q.family and a.q.family in _DIMS and target and a.si > b.si:
-                v = a.si / b.si
-                if abs(target / v - 1) <= within:
-                    return f"{a.q.written} / {b.q.written} = {v:.3g}"
+    approx = _APPROX.search(scrub(sentence)[max(0, q.start - 12):q.start])  # "(~10x)": rounded on purpose
+    pairs = [(a, b, a.si / b.si) for a in others for b in others
+             if a is not b and a.q.family == b.q.family and a.q.family in _DIMS and target and a.si > b.si]
+    if approx and any(abs(target / v - 1) <= APPROX_TOL for _, _, v in pairs):
+        return None
+    for a, b, v in pairs:
+        if abs(target / v - 1) <= within:
+            return f"{a.q.written} / {b.q.written} = {v:.3g}"
     return None
+
+
+_APPROX = re.compile(r"(~|≈|\babout|\broughly|\baround|\bnearly|\balmost|\bsome|\bclose to|\bapprox\w*\.?)\s*$", re.I)
+APPROX_TOL = 0.2  # a ratio written as approximate ("~10x" for 2.2 ms -> ~0.2 ms) may round by this much
 
 
 def _close(target: float, v: float, q: Quantity) -> bool:

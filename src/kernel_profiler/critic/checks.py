@@ -77,6 +77,8 @@ def _causes(c: Context) -> list[str]:
     if c.claimed:
         return [c.claimed]
     text = scrub(c.answer.explanation or "")
+    if answer_bound(c) in ("host", "transfer"):  # the bound check holds a host claim to the timeline
+        return catalog.claimed(text) or ["other"]
     return catalog.claimed(text) or (["other"] if _OTHER_CAUSE.search(text) else [])
 
 

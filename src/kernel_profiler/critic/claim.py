@@ -39,7 +39,8 @@ _ASSERT_AFTER = re.compile(
     r"takes? (?:most|the bulk|nearly all|almost all))\b", re.I)
 # a statement that the kernel (or program) is done: at its roofline, nothing left to gain, leave it
 DONE = re.compile(
-    r"\bnear[- ]peak\b|\bis done\b|^\s*done\b|[.;:—–-]\s*done\b|\bnothing (?:left )?(?:to|worth) (?:gain|fix|win)\w*|"
+    r"\bnear[- ]peak\b|\bis done\b|^\s*done\b|[.;:—–-]\s*done\b|\b(?:basically|essentially|pretty much|largely) done\b|"
+    r"\bdon['’]t (?:touch|bother)\b|\bnothing (?:left )?(?:to|worth) (?:gain|fix|win)\w*|"
     r"\bnothing (?:left|more) to\b|\bnone worth fixing\b|\bno (?:headroom|gap) left\b|"
     r"\bleave (?:it|this|that|the|[\w`]+)(?: [\w`()-]+){0,3}? (?:alone|as it is|untouched|unchanged)\b|"
     r"\bleave (?:it|the kernel|this kernel)\b|^\s*leave\b|[.;:—–]\s*leave\b|"

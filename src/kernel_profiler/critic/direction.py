@@ -17,7 +17,7 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
               "halve": "decrease", "vanish": "decrease"}
 _DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor) ?(?:pipe ?)?%|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b)\w+)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
@@ -25,7 +25,7 @@ _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|step time|(?:reported )
                            r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
 # an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
 # "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
-_OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)?(?=\s+(?:should|will|to|from|drops?|falls?))|duration|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
+_OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)?(?=\s+(?:should|will|to|from|drops?|falls?|~?\d))|duration|lag|delay|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
                       r"utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls|wavefronts|sectors|"
                       r"requests|transactions|conflicts|instructions)(?: per (?:step|op|launch|call|iteration))?)\b",
                       re.I)
@@ -88,7 +88,7 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     plain = fix.replace("`", " ")
     stated = _stated_move(plain)
     if stated:
-        return stated
+        return _named(stated[0]), stated[1]
     m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain) or _OUTCOME.search(plain)
     metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1).strip() if m else None)
     direction = None
@@ -108,4 +108,11 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
         if d:
             direction = _DIR_WORDS[d.group(1).lower()]
             break
-    return metric, direction
+    return _named(metric) if metric else metric, direction
+
+
+def _named(metric: str) -> str:
+    """A metric named in shorthand, in full: 'kernel 2.2 ms -> 0.2 ms' is the kernel's time, 'XU%' its pipe."""
+    if metric.strip().lower() == "kernel":
+        return "kernel time"
+    return re.sub(r"^(\w+) ?(?:pipe ?)?%$", r"\1 pipe utilization", metric.strip())

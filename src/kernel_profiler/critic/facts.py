@@ -316,6 +316,8 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("timeline.kernel_share", row.share, "ratio", src, key, "kernel time / all kernel time in the window")
             if per:
                 f.add("timeline.launches_per_step", row.count / per, "count", src, key, "launches in the window / steps")
+                f.add("timeline.kernel_ns_per_step", row.total_ns / per, "time", src, key,
+                      "the kernel's time in the window / steps")
         f.program_times += [s.window_ns, s.capture_ns, s.capture_ns - s.startup_ns]
         if s.steps:
             f.program_times.append(s.window_ns / s.steps)
@@ -376,6 +378,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("timeline.allocator_ns", float((allocs["end_ns"] - allocs["start_ns"]).sum()), "time", src, None,
                   "host time in allocator calls")
     _api_facts(f, tl)
+    _launch_lag_facts(f, tl)
     ms = tl.sets
     if len(ms):  # memsets: GPU operations of their own (cudaMemset*)
         md = ms["end_ns"] - ms["start_ns"]
@@ -511,6 +514,29 @@ def _report_sums(f: Facts, profiles: list[KernelProfile]) -> None:
                    f"sum over the {len(rw)} profiled kernels")
 
 
+def _launch_lag_facts(f: Facts, tl) -> None:
+    """Per process: the median time from the start of a marked step to its first kernel launch call, the host work
+    each step does before the GPU gets anything (a rank's data loading shows here)."""
+    import numpy as np
+
+    from ..analysis.steady import steps
+
+    st, api = steps(tl), tl.api
+    if len(st) < 2 or not len(api) or "category" not in api:
+        return
+    launches = api[api["category"] == "launch"]
+    for pid, ranges in st.groupby(st["pid"].fillna(-1)):
+        calls = np.sort(launches[launches["pid"].fillna(-1) == pid]["start_ns"].to_numpy(np.float64))
+        if not len(calls):
+            continue
+        lo, hi = ranges["start_ns"].to_numpy(np.float64), ranges["end_ns"].to_numpy(np.float64)
+        first = calls[np.minimum(np.searchsorted(calls, lo), len(calls) - 1)]
+        lag = (first - lo)[(first >= lo) & (first < hi)]
+        if len(lag) >= 2:
+            f.add("timeline.first_launch_lag_ns", float(np.median(lag)), "time", tl.source, None,
+                  f"median time from a step's start to its first launch call (pid {pid:.0f})")
+
+
 def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
     f = Facts(timeline=diagnosis.timeline, diagnosis=diagnosis)
     for k in arts.kernel_profiles:  # every source (rep, CSV pages): an answer may cite any of them
@@ -555,7 +581,9 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
                 f.add(f"resource.{name}", v, "count", r.source, key)
                 if name != "registers":
                     f.add(f"resource.{name}", v, "bytes", r.source, key)
-        f.spills[key] = (r.stack_bytes or 0, (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0))
+        had = f.spills.get(key, (0, 0))  # a ptxas log and a resource-usage dump of one kernel: keep what either says
+        f.spills[key] = (max(had[0], r.stack_bytes or 0),
+                         max(had[1], (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0)))
     _timeline_facts(f, arts, diagnosis.timeline)
     from ..telemetry import clock_throttling  # NVML samples given with the captures
 

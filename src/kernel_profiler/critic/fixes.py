@@ -128,10 +128,23 @@ def check_fix(c: "Context") -> list[str]:
 
 
 def _wrong_way(c: "Context") -> list[str]:
-    """A change the catalog knows to move the claimed cause away from the roofline (more threads on contended words)."""
+    """A change the catalog knows to move the claimed cause away from the roofline (more threads on contended words),
+    and a lower register cap for a kernel that already spills (whatever cause the answer claims)."""
     e = CATALOG.get(c.claimed or "")
     m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
-    return [f"The fix's change '{m.group(0)}' moves {e.label} the wrong way: {e.wrong_way[1]}."] if m else []
+    out = [f"The fix's change '{m.group(0)}' moves {e.label} the wrong way: {e.wrong_way[1]}."] if m else []
+    key = subject(c)
+    spilled = c.facts.spills.get(key, (0, 0))[1] if key else 0
+    cap = _LOWER_CAP.search(c.answer.fix_text)
+    if cap and spilled:
+        out.append(f"The fix's change '{cap.group(0)}' lowers the register cap of a kernel that already spills "
+                   f"{spilled} bytes (ptxas): fewer registers spill more, so local-memory traffic and time rise.")
+    return out
+
+
+_LOWER_CAP = re.compile(r"\b(?:lower|reduce|cut|tighten|decrease|drop|shrink)\w*\b[^.;]{0,30}\bregister (?:cap|limit|count|budget)"
+                        r"|\bregister (?:cap|limit|budget)\b[^.;]{0,20}\b(?:lower|down|reduc\w*|from \d+ to)\b"
+                        r"|\b(?:lower|reduce|tighten|cut)\w*\b[^.;]{0,15}\bmaxrregcount", re.I)
 
 
 def _fix_size(c: "Context") -> list[str]:

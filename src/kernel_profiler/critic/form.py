@@ -219,6 +219,9 @@ def _parse_markdown(text: str) -> Answer:
                 sections["evidence"] = "\n".join(rows)
                 sections[part] = "\n".join(line for line in body.splitlines() if not line.strip().startswith("|"))
                 break
+        rows = [line for line in text.splitlines() if line.strip().startswith("|")]
+        if "evidence" not in sections and len(rows) >= 3:
+            sections["evidence"] = "\n".join(rows)  # a table of measurements before the first heading
     other = sections.pop("other", "")
     if other and not sections.get("mechanism"):
         sections["mechanism"] = other  # a section in other words ("**Arithmetic.**") after the first part explains
@@ -272,11 +275,13 @@ def _terse(text: str) -> dict[str, str]:
     return out
 
 
-_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(bottleneck|bound|cause|why(?: it matters)?|mechanism|roofline|floor|gap|change|fix)"
+_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(bottleneck|bound|cause|why(?: it matters)?|mechanism|roofline|floor|gap|change|fix|"
+                           r"expect(?:ed)?|expectation)"
                            r"\s*(?::|→|->)\s*", re.I)
 _BULLET_PARTS = {"bottleneck": "bottleneck", "bound": "bottleneck", "cause": "mechanism", "why": "mechanism",
                  "why it matters": "mechanism", "mechanism": "mechanism", "roofline": "mechanism", "floor": "mechanism",
-                 "gap": "mechanism", "change": "fix", "fix": "fix"}  # a roofline line ties the cause to the gap
+                 "gap": "mechanism", "change": "fix", "fix": "fix", "expect": "fix", "expected": "fix",
+                 "expectation": "fix"}  # a roofline line ties the cause to the gap
 
 
 def _paragraphs(text: str) -> list[str]:

@@ -38,7 +38,12 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
                 if q.family == "ratio" and _SHAPE.match(s[q.end:]):
                     continue  # "1056 x 256", "8192 x 8192": a shape, not a ratio
                 bound = bound_metric(s, q)  # "`launch__grid_size` = 132": the number is that metric's value
-                out.append((where, s, q, metric_concepts(bound) if bound else concepts, {bound} if bound else tokens,
+                cs, toks = concepts, tokens
+                if headline and ";" in s:  # "XU 93.8% (metric); fp64 pipe 11.7%": the headline's own segment names it
+                    seg = _segment(s, q)
+                    cs = sentence_concepts(extra + seg)
+                    toks = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + seg).replace("`", " "))}
+                out.append((where, s, q, metric_concepts(bound) if bound else cs, {bound} if bound else toks,
                             kernels, number_use(s, q)))
                 c.strict.append(headline)
                 headline = False
@@ -54,6 +59,13 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         out.append(("evidence", e.metric or e.meaning[:60], q, concepts, tokens, kernels, Use()))
         c.strict.append(True)
     return out
+
+
+def _segment(sentence: str, q: Quantity) -> str:
+    """The ';'-separated part of a sentence that holds the number."""
+    a = sentence.rfind(";", 0, q.start) + 1
+    b = sentence.find(";", q.end)
+    return sentence[a:b if b >= 0 else len(sentence)]
 
 
 _API_FUNCTION = re.compile(r"cuda[A-Z][a-z]|cu[A-Z][a-z]")

@@ -171,7 +171,8 @@ FAR_MISS = 0.75  # a number of an evidence line within 4x of the program-level v
 # a cause named to rule it out: negated, gone, fixed, residual, or the road not taken
 _RULED_OUT = re.compile(
     r"\b(no|not|never|none|nor|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|cannot|can't|no longer|"
-    r"gone|removed|eliminated|fixed|resolved|ruled out|rather than|instead of|unlike|absent|negligible|residual|"
+    r"gone|removed|eliminated|fixed|resolved|ruled out|killed|got rid of|was the (?:whole |real |main |only )?problem|"
+    r"used to|rather than|instead of|unlike|absent|negligible|residual|"
     r"neither|free of|rules? out)\b|\w-free\b", re.I)
 _SENTENCE_END = re.compile(r"\.(?!\d)")
 
