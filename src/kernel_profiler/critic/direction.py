@@ -17,7 +17,7 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
               "halve": "decrease", "vanish": "decrease"}
 _DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor) ?(?:pipe ?)?%|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?%)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b)\w+)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
@@ -115,4 +115,7 @@ def _named(metric: str) -> str:
     """A metric named in shorthand, in full: 'kernel 2.2 ms -> 0.2 ms' is the kernel's time, 'XU%' its pipe."""
     if metric.strip().lower() == "kernel":
         return "kernel time"
-    return re.sub(r"^(\w+) ?(?:pipe ?)?%$", r"\1 pipe utilization", metric.strip())
+    return f"{metric.strip()} pipe utilization" if _PIPE.fullmatch(metric.strip()) else metric
+
+
+_PIPE = re.compile(r"XU|FMA|ALU|FP64|DRAM|tensor", re.I)

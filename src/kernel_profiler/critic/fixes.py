@@ -28,6 +28,7 @@ _RATE = re.compile(r"bytes?[ _]per[ _]sector|useful bytes|per[_ ]second|/s\b|ban
 _COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
                    r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|cop(?:y|ies)|"
                    r"passes|atom|_red\b|divergen|calls|count", re.I)
+_PIPE = re.compile(r"pipe_(?!tensor)|\b(?:XU|FMA|ALU|FP64|LSU|MIO) pipe", re.I)  # one pipe's share (see metric_direction)
 # a setting of the launch or the build: the change itself, not a measured effect of it
 _SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ _]thread|threads per block|"
                       r"shared memory per block|\bBLOCK\b|num_warps|maxrregcount", re.I)
@@ -46,7 +47,11 @@ _ENGINE_NAME = re.compile(r"(?:multirank|timeline|telemetry|rank|derived|sass|de
 
 
 def metric_direction(metric: str) -> Optional[str]:
-    """The way a metric moves toward the roofline by its kind (a rate rises, a cost falls); None for neither."""
+    """The way a metric moves toward the roofline by its kind (a rate rises, a cost falls); None for neither, and
+    for one pipe's utilization: it falls when the fix takes wasted work off that pipe (conversions off XU, a GEMM
+    off the FMA pipe onto tensor cores) and rises when it feeds the limiting pipe better."""
+    if _PIPE.search(metric):
+        return None
     if _RATE.search(metric):
         return "increase"
     if _COST.search(metric):
@@ -136,12 +141,18 @@ def _wrong_way(c: "Context") -> list[str]:
     key = subject(c)
     spilled = c.facts.spills.get(key, (0, 0))[1] if key else 0
     cap = _LOWER_CAP.search(c.answer.fix_text)
+    sync = _ADD_SYNC.search(c.answer.fix_text)
+    if sync:
+        out.append(f"The fix's change '{sync.group(0)}' adds a synchronization per launch: the host then waits for "
+                   f"every kernel and the GPU for the host, so idle time rises instead of falling.")
     if cap and spilled:
         out.append(f"The fix's change '{cap.group(0)}' lowers the register cap of a kernel that already spills "
                    f"{spilled} bytes (ptxas): fewer registers spill more, so local-memory traffic and time rise.")
     return out
 
 
+_ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\bsynchroni[sz]e\w*(?:\(\))? after (?:each|every) (?:op|launch|kernel|call)|"
+                       r"\bmake (?:every|each|all) (?:launch|kernel|op)\w* (?:synchronous|blocking)", re.I)
 _LOWER_CAP = re.compile(r"\b(?:lower|reduce|cut|tighten|decrease|drop|shrink)\w*\b[^.;]{0,30}\bregister (?:cap|limit|count|budget)"
                         r"|\bregister (?:cap|limit|budget)\b[^.;]{0,20}\b(?:lower|down|reduc\w*|from \d+ to)\b"
                         r"|\b(?:lower|reduce|tighten|cut)\w*\b[^.;]{0,15}\bmaxrregcount", re.I)

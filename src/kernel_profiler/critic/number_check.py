@@ -243,6 +243,8 @@ def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: se
     wrong rather than unverifiable."""
     if any(t in facts.by_metric or metrics.lookup(t) is not None for t in tokens):
         return True  # a line naming a metric the captures or this tool define cites that metric's value
+    if any(m.startswith(tuple(t + "." for t in tokens if "." not in t)) for m in facts.by_metric):
+        return True  # `sm__inst_executed_pipe_xu` without its suffix names the metric the captures hold with one
     specific = concepts - GENERIC - {"duration", "ratio", "stat_median", "stat_mean"}  # a statistic names no metric
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
