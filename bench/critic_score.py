@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # all twelve sets
+    python bench/critic_score.py                 # all seventeen sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -80,6 +80,25 @@ Never tuned on (counts only; blind10's and blind11's reasons never read), f41c3c
   blind10 0/24, 16/21 (76%) -> 0/24 (0%), 10/21 (48%)
   blind11 0/24, 15/21 (71%) -> 0/24 (0%), 10/21 (48%)
 False accepts stay within the goal on unseen answers; false rejects fell from 69% to 47% but are far from 10%.
+2026-12-01, third session: five more sets by helpers that never read or ran the critic: blind12 (45 answers over ten
+least-used captures), blind13 (45, ten more), blind14 (40, over the ten holdout-8 programs: ground truth landed
+09:42:53 UTC before their capture on the H200 at 09:43-09:50), blind15 (46, written as LLM coding agents answer)
+and blind16 (45, written as senior engineers in reviews, tickets and chat). Counts with the critic of 0b99d4e (start
+of the session): blind12 0/24, 13/21; blind13 1/24, 12/21; blind14 4/22, 14/18; blind15 0/24, 13/22; blind16 1/24,
+13/21. blind12's reasons were read at 09:50 UTC: a development set from then on; the others' never were.
+At 918a250 (plain-word host causes, tables before the first heading, '- expect:' notes, headline segments,
+approximate ratios, done words, fix shorthand, metrics named without their suffix, pipe utilization without a
+direction, wrong-way fixes: a lower register cap on a kernel that spills, smaller allocations per step, a sync per
+launch; facts: first launch after a step's start, a kernel's time per step; ncu CSV 'unnamed>::' names):
+  development sets 10/305 false accepts, 35/227 -> 30/227 false rejects (blind12 13/21 -> 9/21);
+  never tuned (blind5, 10, 11, 13, 14, 15, 16): 7/165 (4.2%) false accepts, 81/144 (56%) -> 79/144 (55%) false
+  rejects. By form on those sets: answers as Diagnosis JSON (the form the Claude path submits) 1/36 false accepts,
+  14/52 (27%) false rejects, unchanged; prose and Markdown 6/129, 67/92 -> 65/92. blind14's four false accepts and
+  seven signature false rejects are on causes the catalogue has no mechanism for (zero-copy reads over PCIe, managed
+  memory migrating every step, streams serialised by the legacy default stream).
+A chat-reply completion pass (read a missing part from the sentences: 'Short version:' replies, one-paragraph
+Slack messages) was tried and dropped: on the never-tuned sets it took false rejects 81 -> 75 but false accepts
+7 -> 11 (answers it had refused as unreadable turned out to be wrong in ways no other check catches).
 """
 from __future__ import annotations
 
@@ -150,7 +169,7 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"] + \
-        [f"adversarial_blind{i}" for i in range(2, 12)]
+        [f"adversarial_blind{i}" for i in range(2, 17)]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)

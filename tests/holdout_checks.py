@@ -4,6 +4,7 @@ case was captured, the engine's verdict against the ground truth as written, and
 from __future__ import annotations
 
 import lzma
+import sqlite3
 
 import pytest
 
@@ -49,3 +50,21 @@ def assert_fix_moved(captures, name: str, case: dict) -> None:
     """A fixed twin no longer shows the mechanism its slow build planted."""
     d = analyze([captures.case_dir(name)])
     assert d.mechanism != case["expect_moved"], d.bottleneck
+
+
+def ncu_metric(captures, case: str, name: str) -> float:
+    """A metric of the one profiled kernel of a case's ncu.ncu-rep."""
+    (k,) = [k for k in load_paths([captures.path(case, "ncu.ncu-rep")]).kernel_profiles
+            if k.get("gpu__time_duration.sum")]
+    return k.get(name)
+
+
+def nsys_db(captures, case: str) -> sqlite3.Connection:
+    return sqlite3.connect(captures.path(case, "nsys.sqlite"))
+
+
+def runtime_calls(db: sqlite3.Connection, like: str) -> int:
+    """CUDA runtime calls whose name is LIKE `like` in an nsys sqlite export."""
+    n, = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_RUNTIME r join StringIds s on s.id = r.nameId "
+                    "where s.value like ?", (like,)).fetchone()
+    return n

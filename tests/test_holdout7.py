@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from holdout_checks import (assert_as_written, assert_every_case_captured, assert_fix_moved, capture_text, kernel_ns,
-                            param)
-from kernel_profiler.artifacts import load_paths
+                            ncu_metric, nsys_db, param, runtime_calls)
 
 CASES = {c["name"]: c for c in
          tomllib.loads((Path(__file__).parent.parent / "suite" / "holdout7.toml").read_text())["case"]}
@@ -43,21 +42,6 @@ MISSES: dict[str, str] = {
 FIX_MISSES: dict[str, str] = {}
 
 
-def _metric(captures, case: str, name: str) -> float:
-    (k,) = [k for k in load_paths([captures.path(case, "ncu.ncu-rep")]).kernel_profiles
-            if k.get("gpu__time_duration.sum")]
-    return k.get(name)
-
-
-def _db(captures, case: str) -> sqlite3.Connection:
-    return sqlite3.connect(captures.path(case, "nsys.sqlite"))
-
-
-def _runtime_calls(db: sqlite3.Connection, like: str) -> int:
-    n, = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_RUNTIME r join StringIds s on s.id = r.nameId "
-                    "where s.value like ?", (like,)).fetchone()
-    return n
-
 
 def test_every_case_was_captured():
     assert_every_case_captured(CASES)
@@ -72,50 +56,50 @@ def test_fixed_twin_runs_faster(captures, fixed):
 def test_aos_reads_one_field_of_each_sector(captures):
     assert "LDG.E.CONSTANT" in capture_text("h7_aos_field", "sass.txt")
     assert "+0x1c]" in capture_text("h7_aos_field", "sass.txt")  # the charge field, 28 bytes into the struct
-    per_req = {c: _metric(captures, c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
-               / _metric(captures, c, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+    per_req = {c: ncu_metric(captures, c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+               / ncu_metric(captures, c, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
                for c in ("h7_aos_field", "h7_aos_field_fixed")}
     assert per_req == {"h7_aos_field": 32.0, "h7_aos_field_fixed": 4.0}
-    assert _metric(captures, "h7_aos_field", "dram__bytes_read.sum") > 2e9  # the whole 2 GiB of particles
+    assert ncu_metric(captures, "h7_aos_field", "dram__bytes_read.sum") > 2e9  # the whole 2 GiB of particles
 
 
 def test_tail_wave_runs_one_block_alone(captures):
-    assert _metric(captures, "h7_tail_wave", "launch__grid_size") == 133
-    assert _metric(captures, "h7_tail_wave", "launch__occupancy_limit_shared_mem") == 1
-    assert 1.0 < _metric(captures, "h7_tail_wave", "launch__waves_per_multiprocessor") < 1.02
-    active = {c: _metric(captures, c, "sm__cycles_active.avg") / _metric(captures, c, "sm__cycles_elapsed.avg")
+    assert ncu_metric(captures, "h7_tail_wave", "launch__grid_size") == 133
+    assert ncu_metric(captures, "h7_tail_wave", "launch__occupancy_limit_shared_mem") == 1
+    assert 1.0 < ncu_metric(captures, "h7_tail_wave", "launch__waves_per_multiprocessor") < 1.02
+    active = {c: ncu_metric(captures, c, "sm__cycles_active.avg") / ncu_metric(captures, c, "sm__cycles_elapsed.avg")
               for c in ("h7_tail_wave", "h7_tail_wave_fixed")}
     assert active["h7_tail_wave"] < 0.55 and active["h7_tail_wave_fixed"] > 0.9
 
 
 def test_trip_counts_diverge_within_warps(captures):
-    assert _metric(captures, "h7_trip_divergence", "smsp__thread_inst_executed_per_inst_executed.ratio") < 5
-    assert _metric(captures, "h7_trip_divergence_fixed", "smsp__thread_inst_executed_per_inst_executed.ratio") == 32
-    assert (_metric(captures, "h7_trip_divergence", "smsp__inst_executed.sum")
-            > 5 * _metric(captures, "h7_trip_divergence_fixed", "smsp__inst_executed.sum"))
+    assert ncu_metric(captures, "h7_trip_divergence", "smsp__thread_inst_executed_per_inst_executed.ratio") < 5
+    assert ncu_metric(captures, "h7_trip_divergence_fixed", "smsp__thread_inst_executed_per_inst_executed.ratio") == 32
+    assert (ncu_metric(captures, "h7_trip_divergence", "smsp__inst_executed.sum")
+            > 5 * ncu_metric(captures, "h7_trip_divergence_fixed", "smsp__inst_executed.sum"))
 
 
 def test_memsets_per_step(captures):
-    db = _db(captures, "h7_memset_many")
-    assert _runtime_calls(db, "cudaMemsetAsync%") == 4096 * 12  # 2 warm-up + 10 measured steps
+    db = nsys_db(captures, "h7_memset_many")
+    assert runtime_calls(db, "cudaMemsetAsync%") == 4096 * 12  # 2 warm-up + 10 measured steps
     n, = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_MEMSET").fetchone()
     assert n == 4096 * 12
 
 
 def test_empty_cache_reallocates_every_step(captures):
-    db = _db(captures, "h7_py_empty_cache")
-    assert _runtime_calls(db, "cudaMalloc%") >= 4 * 13 and _runtime_calls(db, "cudaFree%") >= 4 * 13
+    db = nsys_db(captures, "h7_py_empty_cache")
+    assert runtime_calls(db, "cudaMalloc%") >= 4 * 13 and runtime_calls(db, "cudaFree%") >= 4 * 13
 
 
 def test_compiled_gate_is_one_tiny_kernel_per_call(captures):
-    db = _db(captures, "h7_py_compile_tiny")
+    db = nsys_db(captures, "h7_py_compile_tiny")
     n, med = db.execute("select count(*), max(end - start) from CUPTI_ACTIVITY_KIND_KERNEL k join StringIds s "
                         "on s.id = k.shortName where s.value like 'triton_%'").fetchone()
     assert n == 5000 and med < 20_000  # every launch under 20 us
 
 
 def test_permute_copy_after_one_pageable_upload(captures):
-    db = _db(captures, "h7_py_permute_copy")
+    db = nsys_db(captures, "h7_py_permute_copy")
     (kind, nbytes), = db.execute("select srcKind, bytes from CUPTI_ACTIVITY_KIND_MEMCPY where copyKind = 1").fetchall()
     assert (kind, nbytes) == (0, 268435456)  # pageable host -> device, once
     n, = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_KERNEL k join StringIds s on s.id = k.demangledName "

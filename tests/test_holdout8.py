@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from holdout_checks import assert_as_written, assert_every_case_captured, assert_fix_moved, kernel_ns, param
-from kernel_profiler.artifacts import load_paths
+from holdout_checks import (assert_as_written, assert_every_case_captured, assert_fix_moved, kernel_ns, ncu_metric,
+                            nsys_db, param, runtime_calls)
 
 CASES = {c["name"]: c for c in
          tomllib.loads((Path(__file__).parent.parent / "suite" / "holdout8.toml").read_text())["case"]}
@@ -57,21 +57,6 @@ MISSES: dict[str, str] = {
 FIX_MISSES: dict[str, str] = {}
 
 
-def _metric(captures, case: str, name: str) -> float:
-    (k,) = [k for k in load_paths([captures.path(case, "ncu.ncu-rep")]).kernel_profiles
-            if k.get("gpu__time_duration.sum")]
-    return k.get(name)
-
-
-def _db(captures, case: str) -> sqlite3.Connection:
-    return sqlite3.connect(captures.path(case, "nsys.sqlite"))
-
-
-def _runtime_calls(db: sqlite3.Connection, like: str) -> int:
-    n, = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_RUNTIME r join StringIds s on s.id = r.nameId "
-                    "where s.value like ?", (like,)).fetchone()
-    return n
-
 
 def _kernel_median_ns(db: sqlite3.Connection, like: str) -> float:
     ds = sorted(d for d, in db.execute("select k.end - k.start from CUPTI_ACTIVITY_KIND_KERNEL k join StringIds s "
@@ -96,19 +81,19 @@ def test_fixed_twin_runs_faster(captures, fixed):
 
 
 def test_zero_copy_reads_host_memory_over_pcie(captures):
-    sysmem = {c: _metric(captures, c, "lts__t_sectors_srcunit_tex_aperture_sysmem_op_read_lookup_miss.sum")
+    sysmem = {c: ncu_metric(captures, c, "lts__t_sectors_srcunit_tex_aperture_sysmem_op_read_lookup_miss.sum")
               for c in ("h8_zero_copy", "h8_zero_copy_fixed")}
     assert sysmem["h8_zero_copy"] == 4 * (1 << 20)  # 128 MB of 32-byte sectors from host memory per launch
     assert sysmem["h8_zero_copy_fixed"] < 1000
-    assert _metric(captures, "h8_zero_copy", "dram__bytes_read.sum") < 1e6  # the table never touches HBM
-    assert _metric(captures, "h8_zero_copy_fixed", "dram__bytes_read.sum") > 1.3e8
-    db = _db(captures, "h8_zero_copy")
+    assert ncu_metric(captures, "h8_zero_copy", "dram__bytes_read.sum") < 1e6  # the table never touches HBM
+    assert ncu_metric(captures, "h8_zero_copy_fixed", "dram__bytes_read.sum") > 1.3e8
+    db = nsys_db(captures, "h8_zero_copy")
     n, = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_MEMCPY where copyKind = 1").fetchone()
     assert n == 0  # no host-to-device copy: the transfer hides inside the kernel
 
 
 def test_managed_records_migrate_every_step(captures):
-    db = _db(captures, "h8_managed_touch")
+    db = nsys_db(captures, "h8_managed_touch")
     rows = {(kind, src): (n, nbytes) for kind, src, n, nbytes in db.execute(
         "select copyKind, srcKind, count(*), sum(bytes) from CUPTI_ACTIVITY_KIND_MEMCPY group by 1, 2")}
     assert rows[(11, 7)][1] == 13 * (64 << 20)  # unified-memory HtoD: the 64 MB every step (3 warm-up + 10)
@@ -120,7 +105,7 @@ def test_managed_records_migrate_every_step(captures):
 def test_streams_overlap_only_without_the_legacy_stream(captures):
     overlap, legacy, step = {}, {}, {}
     for c in ("h8_legacy_stream", "h8_legacy_stream_fixed"):
-        db = _db(captures, c)
+        db = nsys_db(captures, c)
         overlap[c], = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_KERNEL a join CUPTI_ACTIVITY_KIND_KERNEL b "
                                  "on a.start < b.start and b.start < a.end").fetchone()
         legacy[c] = dict(db.execute("select streamId, count(*) from CUPTI_ACTIVITY_KIND_MEMSET group by 1"))
@@ -129,26 +114,26 @@ def test_streams_overlap_only_without_the_legacy_stream(captures):
     assert legacy["h8_legacy_stream"] == {7: 104}  # every memset on the legacy default stream
     assert len(legacy["h8_legacy_stream_fixed"]) == 8
     assert step["h8_legacy_stream"] > 3 * step["h8_legacy_stream_fixed"]
-    assert _metric(captures, "h8_legacy_stream", "launch__grid_size") == 16
-    assert (_metric(captures, "h8_legacy_stream", "sm__cycles_active.avg")
-            < 0.2 * _metric(captures, "h8_legacy_stream", "sm__cycles_elapsed.avg"))
+    assert ncu_metric(captures, "h8_legacy_stream", "launch__grid_size") == 16
+    assert (ncu_metric(captures, "h8_legacy_stream", "sm__cycles_active.avg")
+            < 0.2 * ncu_metric(captures, "h8_legacy_stream", "sm__cycles_elapsed.avg"))
 
 
 def test_host_callback_after_every_kernel(captures):
-    db = _db(captures, "h8_host_callback")
-    assert _runtime_calls(db, "cudaLaunchHostFunc%") == 64 * 13
-    assert _runtime_calls(db, "cudaLaunchKernel%") == 64 * 13 + 1  # + the fill
+    db = nsys_db(captures, "h8_host_callback")
+    assert runtime_calls(db, "cudaLaunchHostFunc%") == 64 * 13
+    assert runtime_calls(db, "cudaLaunchKernel%") == 64 * 13 + 1  # + the fill
 
 
 def test_odd_k_takes_the_unaligned_kernel(captures):
-    db = _db(captures, "h8_py_bf16_odd_k")
+    db = nsys_db(captures, "h8_py_bf16_odd_k")
     names = {s for s, in db.execute("select distinct s.value from CUPTI_ACTIVITY_KIND_KERNEL k join StringIds s "
                                     "on s.id = k.demangledName")}
     assert any("align1" in n for n in names), names
     c = "h8_py_bf16_odd_k"  # element-wise (2-byte) operand loads of the alignment-1 kernel: >10 sectors per request
-    assert (_metric(captures, c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
-            > 10 * _metric(captures, c, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"))
-    fixed = {s for s, in _db(captures, "h8_py_bf16_odd_k_fixed").execute(
+    assert (ncu_metric(captures, c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+            > 10 * ncu_metric(captures, c, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"))
+    fixed = {s for s, in nsys_db(captures, "h8_py_bf16_odd_k_fixed").execute(
         "select distinct s.value from CUPTI_ACTIVITY_KIND_KERNEL k join StringIds s on s.id = k.shortName")}
     assert any(n.startswith("nvjet_sm90") for n in fixed), fixed
     # One-time: the two 134 MB pageable uploads of the "checkpoint", before the loop.
@@ -157,15 +142,15 @@ def test_odd_k_takes_the_unaligned_kernel(captures):
 
 
 def test_attention_round_trips_the_score_matrix(captures):
-    db = _db(captures, "h8_py_naive_attention")
+    db = nsys_db(captures, "h8_py_naive_attention")
     n, nbytes = db.execute("select count(*), min(bytes) from CUPTI_ACTIVITY_KIND_MEMCPY where copyKind = 8").fetchone()
     assert n == 13 and nbytes == 8 * 16 * 2048 * 2048 * 2  # masked_fill's clone of the 1.07 GB scores, every step
-    assert _metric(captures, "h8_py_naive_attention", "dram__bytes_read.sum") > 1e9  # softmax reads the scores
+    assert ncu_metric(captures, "h8_py_naive_attention", "dram__bytes_read.sum") > 1e9  # softmax reads the scores
 
 
 def test_mask_indexing_syncs_every_row(captures):
-    db = _db(captures, "h8_py_mask_sync")
-    assert _runtime_calls(db, "cudaStreamSynchronize%") == 64 * 13
+    db = nsys_db(captures, "h8_py_mask_sync")
+    assert runtime_calls(db, "cudaStreamSynchronize%") == 64 * 13
     n, = db.execute("select count(*) from CUPTI_ACTIVITY_KIND_MEMCPY where copyKind = 2 and bytes = 4").fetchone()
     assert n == 64 * 13  # the nonzero count of every row, copied to the host
 

@@ -115,7 +115,7 @@ def _named(metric: str) -> str:
     """A metric named in shorthand, in full: 'kernel 2.2 ms -> 0.2 ms' is the kernel's time, 'XU%' its pipe."""
     if metric.strip().lower() == "kernel":
         return "kernel time"
-    return f"{metric.strip()} pipe utilization" if _PIPE.fullmatch(metric.strip()) else metric
+    return f"{metric.strip()} pipe utilization" if _PIPE_NAME.fullmatch(metric.strip()) else metric
 
 
-_PIPE = re.compile(r"XU|FMA|ALU|FP64|DRAM|tensor", re.I)
+_PIPE_NAME = re.compile(r"XU|FMA|ALU|FP64|DRAM|tensor", re.I)

@@ -134,7 +134,8 @@ def check_fix(c: "Context") -> list[str]:
 
 def _wrong_way(c: "Context") -> list[str]:
     """A change the catalog knows to move the claimed cause away from the roofline (more threads on contended words),
-    and a lower register cap for a kernel that already spills (whatever cause the answer claims)."""
+    and, whatever cause the answer claims, a synchronization per launch or a lower register cap for a kernel that
+    already spills."""
     e = CATALOG.get(c.claimed or "")
     m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
     out = [f"The fix's change '{m.group(0)}' moves {e.label} the wrong way: {e.wrong_way[1]}."] if m else []

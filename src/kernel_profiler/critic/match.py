@@ -258,14 +258,14 @@ def ceiling_fits(f: Fact, concepts: frozenset[str], use: Use) -> bool:
     return ("peak" in concepts or use.reference) and not (named and not (f.concepts & named))
 
 
-def names(f: Fact, tokens: set[str]) -> bool:
-    """Whether the metric tokens name the fact's metric: in full, or without its rollup suffix
+def names(metric: str, tokens: set[str]) -> bool:
+    """Whether the metric tokens name the metric: in full, or without its rollup suffix
     (`sm__inst_executed_pipe_xu` for `sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active`)."""
-    return f.metric in tokens or any(f.metric.startswith(t + ".") for t in tokens if "." not in t)
+    return metric in tokens or any(metric.startswith(t + ".") for t in tokens if "." not in t)
 
 
 def describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str], use: Use = Use()) -> bool:
-    if names(f, tokens):
+    if names(f.metric, tokens):
         return not use.achieved or not is_ceiling(f)
     uc = unit_concepts(q.unit)
     if not _unit_fits(f, q) or not _bytes_fit(f, q) or not _qualified(f, concepts):
@@ -287,7 +287,7 @@ def match_facts(q: Quantity, concepts: frozenset[str], tokens: set[str], kernels
                 continue
             if not close(f.value, v, t) or not describes(f, q, concepts, tokens, use):
                 continue
-            ranked.append(((not names(f, tokens), round(abs(f.value - v) / max(abs(v), 1e-30), 3),
+            ranked.append(((not names(f.metric, tokens), round(abs(f.value - v) / max(abs(v), 1e-30), 3),
                             f.derivation is not None, i), f))
     ranked.sort(key=lambda x: x[0])
     return [f for r, f in ranked if r[:3] == ranked[0][0][:3]]

@@ -15,7 +15,7 @@ from .context import Context
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
 from .match import (Operand, Use, candidates, close, derived_values, kernel_mentions, match_bound, match_derived,
-                    match_facts, number_use, sentence_concepts)
+                    match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, sentences
 from .stride import match_stride, stride_miss
 from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction
@@ -243,7 +243,7 @@ def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: se
     wrong rather than unverifiable."""
     if any(t in facts.by_metric or metrics.lookup(t) is not None for t in tokens):
         return True  # a line naming a metric the captures or this tool define cites that metric's value
-    if any(m.startswith(tuple(t + "." for t in tokens if "." not in t)) for m in facts.by_metric):
+    if tokens and any(names(m, tokens) for m in facts.by_metric):
         return True  # `sm__inst_executed_pipe_xu` without its suffix names the metric the captures hold with one
     specific = concepts - GENERIC - {"duration", "ratio", "stat_median", "stat_mean"}  # a statistic names no metric
     for f in facts.items:
