@@ -77,9 +77,9 @@ def _causes(c: Context) -> list[str]:
     if c.claimed:
         return [c.claimed]
     text = scrub(c.answer.explanation or "")
-    if answer_bound(c) in ("host", "transfer"):  # the bound check holds a host claim to the timeline
-        return catalog.claimed(text) or ["other"]
-    return catalog.claimed(text) or (["other"] if _OTHER_CAUSE.search(text) else [])
+    # a host or transfer claim may name its cause in plain words: the bound check holds it to the timeline
+    plain = answer_bound(c) in ("host", "transfer") or _OTHER_CAUSE.search(text)
+    return catalog.claimed(text) or (["other"] if plain else [])
 
 
 def _inconclusive(a: Answer) -> bool:

@@ -212,16 +212,14 @@ def _parse_markdown(text: str) -> Answer:
         if not sections.get(part):  # the first heading of a part with text under it ("# Diagnosis" titles nothing)
             sections[part] = body
     sections.update(_unlabelled(text[:heads[0][0]] if heads else text, heads[0][2] if heads else None, sections))
-    if "evidence" not in sections:  # a table of measurements under another part
-        for part, body in list(sections.items()):
+    if "evidence" not in sections:  # a table of measurements under another part, else before the first heading
+        for part, body in list(sections.items()) + [(None, text)]:
             rows = [line for line in body.splitlines() if line.strip().startswith("|")]
             if len(rows) >= 3:
                 sections["evidence"] = "\n".join(rows)
-                sections[part] = "\n".join(line for line in body.splitlines() if not line.strip().startswith("|"))
+                if part is not None:
+                    sections[part] = "\n".join(line for line in body.splitlines() if not line.strip().startswith("|"))
                 break
-        rows = [line for line in text.splitlines() if line.strip().startswith("|")]
-        if "evidence" not in sections and len(rows) >= 3:
-            sections["evidence"] = "\n".join(rows)  # a table of measurements before the first heading
     other = sections.pop("other", "")
     if other and not sections.get("mechanism"):
         sections["mechanism"] = other  # a section in other words ("**Arithmetic.**") after the first part explains

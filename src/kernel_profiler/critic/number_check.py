@@ -16,7 +16,7 @@ from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
 from .match import (Operand, Use, candidates, close, derived_values, kernel_mentions, match_bound, match_derived,
                     match_facts, names, number_use, sentence_concepts)
-from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, quantities, sentences
+from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss
 from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction
 
@@ -32,7 +32,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         headline = item is not None and _carries(item)
         for s in sentences(text):
             concepts = sentence_concepts(extra + s)
-            tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + s).replace("`", " "))}
+            tokens = metric_tokens(extra + s)
             kernels = c.scope.allowed(extra + s, c.facts)  # an evidence line is about the kernel it names
             for q in quantities(s):
                 if q.family == "ratio" and _SHAPE.match(s[q.end:]):
@@ -42,7 +42,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
                 if headline and ";" in s:  # "XU 93.8% (metric); fp64 pipe 11.7%": the headline's own segment names it
                     seg = _segment(s, q)
                     cs = sentence_concepts(extra + seg)
-                    toks = {t.replace(" ", "") for t in METRIC_TOKEN.findall((extra + seg).replace("`", " "))}
+                    toks = metric_tokens(extra + seg)
                 out.append((where, s, q, metric_concepts(bound) if bound else cs, {bound} if bound else toks,
                             kernels, number_use(s, q)))
                 c.strict.append(headline)
@@ -241,10 +241,10 @@ def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: se
     """Whether an evidence line names its metric, or its words name a metric the captures hold for the kernel in
     scope (a value of the same kind within PIN_SPAN of it), so that its cited number, matching none of the values, is
     wrong rather than unverifiable."""
-    if any(t in facts.by_metric or metrics.lookup(t) is not None for t in tokens):
-        return True  # a line naming a metric the captures or this tool define cites that metric's value
-    if tokens and any(names(m, tokens) for m in facts.by_metric):
-        return True  # `sm__inst_executed_pipe_xu` without its suffix names the metric the captures hold with one
+    if any(metrics.lookup(t) is not None for t in tokens) or \
+            (tokens and any(names(m, tokens) for m in facts.by_metric)):
+        return True  # a line naming a metric this tool defines or the captures hold (in full, or without its suffix:
+        # `sm__inst_executed_pipe_xu`) cites that metric's value
     specific = concepts - GENERIC - {"duration", "ratio", "stat_median", "stat_mean"}  # a statistic names no metric
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric

@@ -37,6 +37,13 @@ QTY_SPANNED = re.compile(_NUM + rf"\s{{3,}}(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z
 BARE = re.compile(_NUM + r"(?![\w])")
 _BACKTICK = re.compile(r"`[^`]*`")
 METRIC_TOKEN = re.compile(r"\b[a-z0-9]+__[\w.]+(?:\s*[/+]\s*[a-z0-9]+__[\w.]+)*|\b(?:timeline|derived|sass)\.(?!(?:txt|log|csv|json)\b)[\w.+/]+")
+
+
+def metric_tokens(text: str) -> set[str]:
+    """The profiler metric names a text writes (in backticks or not), spaces around '/' and '+' removed."""
+    return {t.replace(" ", "") for t in METRIC_TOKEN.findall(text.replace("`", " "))}
+
+
 ARTIFACT_TOKEN = re.compile(r"[\w./-]+\.(?:ncu-rep|sqlite|nsys-rep|csv|json(?:\.gz)?|txt|log)\b")
 # Identifiers with digits (kernel names, template arguments such as nvjet_sm90_tst_256x128) are names.
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\d\w*\b|\[\d+\](?:\[\d+\])*|\bsm_?\d+a?\b|\b[A-Z]+\d+\b")

@@ -20,7 +20,7 @@ from typing import Optional
 from .concepts import GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
 from .match import Use, candidates, counts, describes, is_ceiling, several_kernels
-from .numbers import METRIC_TOKEN, Quantity, scrub
+from .numbers import METRIC_TOKEN, Quantity, metric_tokens, scrub
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[—–-]\s|\s(?:and|but|while|whereas|so|because|which|where)\s", re.I)
@@ -61,7 +61,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         return None
     words, units = text_concepts(clause), unit_concepts(q.unit)
     concepts = frozenset(words | units)
-    tokens = {t.replace(" ", "") for t in METRIC_TOKEN.findall(clause.replace("`", " "))}
+    tokens = metric_tokens(clause)
     if not concepts - {"ratio"} and not tokens:
         return None
     counted = bool(units) and counts(q)  # "132 blocks": the noun names what is counted
