@@ -78,10 +78,31 @@ def sig_uncoalesced(x: Measured) -> tuple[str, str]:
     if bps:
         worst = min(bps)
         txt = f"{worst:.1f} useful bytes per 32-byte global sector" + (f", {spr:.1f} sectors per load request" if spr else "")
+        minor = _minor_side(x)
+        if worst < 20.0 and minor is not None:
+            return ABSENT, minor
         return (PRESENT if worst < 20.0 else ABSENT), txt
     if spr is not None:
         return (PRESENT if spr > 8.0 else ABSENT), f"{spr:.1f} sectors per global load request"
     return UNKNOWN, "no coalescing counters"
+
+
+MINOR_TRAFFIC = 0.10  # a direction (loads or stores) carrying under this share of the DRAM bytes sets no limit
+
+
+def _minor_side(x: Measured) -> Optional[str]:
+    """Why wasted sectors on one side do not limit the kernel: only that side wastes them, and it moves a small
+    share of the DRAM bytes (lane-0 stores of a row sum next to coalesced reads of the whole input)."""
+    ld = x.m("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio")
+    st = x.m("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio")
+    rd, wr = x.m("dram__bytes_read.sum"), x.m("dram__bytes_write.sum")
+    if None in (ld, st, rd, wr) or not rd + wr:
+        return None
+    for side, bad, good, share in (("store", st, ld, wr / (rd + wr)), ("load", ld, st, rd / (rd + wr))):
+        if bad < 20.0 <= good and share < MINOR_TRAFFIC:
+            return (f"only the {side}s waste sectors ({bad:.1f} useful bytes per sector), and they move {share:.0%} of "
+                    f"the DRAM bytes; the other side uses {good:.1f} of 32")
+    return None
 
 
 def sig_local(x: Measured) -> tuple[str, str]:

@@ -25,7 +25,7 @@ _SUPERSCRIPT = re.compile(r"(?<![\w.])(\d+)([²³⁴])")
 _WORD = r"[^\W\d_][\w/.'’-]*"
 _OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(x|×|·|⋅|\*|/|\+|-|−|–)\s+(?:~\s*)?(?:{_WORD}\s+){{0,2}}$"
                  rf"|^\s*(?:{_WORD}\s+){{0,3}}?(×|·|⋅|\*)\s*$")
-_EQ = re.compile(rf"^\s*(?:{_WORD}\s+){{0,4}}?(?:\([^()=]*\)\s*)?(?:=|≈)\s*~?\s*$")
+_EQ = re.compile(rf"^\s*(?:{_WORD}\s+){{0,4}}?(?:\([^()=]*\)\s*)?(?:=|≈)\s*(?:\*\*)?~?\s*$")  # "= **32**"
 _HEAD = re.compile(_NUM)
 _TIMES = ("x", "×", "·", "⋅", "*")
 _TIMES_UNIT = re.compile(r"^\s+(?:~\s*)?\d")  # "3 x 16.8 MB": the x after 3 is the operator, not a ratio unit
@@ -161,6 +161,10 @@ def chains(sentence: str) -> list[Stated]:
                 continue  # "40% x 3" reads as a share of something unwritten
             if dims != _dims(r.q):
                 i = j + 1  # "8192 x 8192 fp32 = 268 MB": a factor left unwritten (4 bytes); nothing to check
+                continue
+            if kinds == {"mul"} and "/" not in t[ops[i].start:ops[j].end] and \
+                    all(abs(q.value) >= 2 for q in terms) and abs(r.q.value) * 10 < min(abs(q.value) for q in terms):
+                i = j + 1  # "grid 264 x 1024 = 2 blocks per SM": a shape, then what it comes to; no product
                 continue
             ok = agrees(r.q, acc, TOL + tol) or _binary_agrees(terms, r.q, acc, TOL + tol)
             out.append(Stated(r.q, tuple(terms), ok, t[ops[i].start:r.end].strip()))

@@ -117,12 +117,31 @@ def check_signature(c: Context) -> list[str]:
     if mid is None or mid not in CATALOG:
         return []
     key = subject(c) if CATALOG[mid].scope == "kernel" else None
-    status, txt = signatures.check(mid, _measured(c, key))
+    x = _measured(c, key)
+    status, txt = signatures.check(mid, x)
     c.signature = f"{mid}: {status}" + (f" ({txt})" if txt else "")
     if status == signatures.ABSENT:
         who = f"`{c.facts.kernels.get(key, key)}`" if key else "the program"
         return [f"The answer claims {mid.replace('_', ' ')}, but the captures contradict it for {who}: {txt}."]
-    return _wrong_rank(c, mid) if status == signatures.PRESENT else []
+    return _wrong_rank(c, mid) + _no_spill(c, mid, x) if status == signatures.PRESENT else []
+
+
+# local memory blamed on register pressure ("spills registers", "raise -maxrregcount"), not on an array on the stack
+_PRESSURE = re.compile(r"register pressure|spill\w* (?:its |the )?registers|out of registers|register budget|"
+                       r"(?:more|raise|increase)\w* (?:the )?(?:register|maxrregcount)|live values", re.I)
+_STACK_WORDS = re.compile(r"stack frame|\barray\b|indexed|dynamic(?:ally)? index|run[- ]time index", re.I)
+
+
+def _no_spill(c: Context, mid: str, x: Measured) -> list[str]:
+    """Local-memory traffic said to come from register pressure, where the compiler spills nothing: the traffic
+    is an array kept on the stack (indexed at run time), and more registers do not remove it."""
+    stack, spilled = x.spill
+    text = f"{c.answer.bottleneck} {c.answer.explanation} {c.answer.fix_text}"
+    if mid != "local_memory_spill" or spilled or not stack or not _PRESSURE.search(text) or _STACK_WORDS.search(text):
+        return []
+    return [f"The answer blames register pressure, but the compiler spills nothing for `{x.name}` (ptxas: {stack}-byte "
+            f"stack frame, 0 spill bytes): the local traffic is an array on the stack indexed at run time, which more "
+            f"registers do not remove."]
 
 
 def _wrong_rank(c: Context, mid: str) -> list[str]:

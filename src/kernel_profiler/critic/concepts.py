@@ -32,6 +32,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"gpu__compute_memory_throughput", "sol sol_mem"),
     (r"gpu__dram_throughput|dram__throughput", "sol sol_dram"),
     (r"^l1tex__throughput", "sol l1"), (r"^lts__throughput", "sol l2"),
+    (r"^lts__t_sector\w*hit_rate", "l2 hit_rate"), (r"^l1tex__t_sector\w*hit_rate", "l1 hit_rate"),
     (r"sm__warps_active|achieved_occupancy|sm__maximum_warps_per_active_cycle_pct|occupancy_per|warps_per_sm|"
      r"theoretical_occupancy", "occupancy"),
     (r"launch__occupancy_limit", "occupancy occupancy_limit"),
@@ -115,6 +116,7 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"\bapart\b|\bpitch\b|\bstrided?\b", "stride"),
     (r"\blanes?\b|(?:consecutive|adjacent|neighbou?ring|successive) threads|threads of (a|the|each) warp", "lanes"),  # "every unit is under 2% busy": SOL of each unit
     (r"\bL1\b|L1TEX|shared[- ]memory pipe|\bLSU\b", "l1"), (r"\bL2\b", "l2"),
+    (r"\bhit(?:s| rate|-rate)?\b", "hit_rate"),
     (r"occupancy|warps? (are )?(active|resident|in flight)|warp slots|warps per SM|active warps", "occupancy"),
     (r"blocks? per SM|\bcaps?\b|\blimit(s|ed|er|ing)?\b|allow", "occupancy_limit"),
     (r"register", "registers"),
@@ -167,7 +169,7 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"\bFP32\b|fp32|single[- ]precision|\bFFMA\b|FMA pipe", "fp32"), (r"\bTF32\b", "tf32"),
     (r"\bBF16\b|bfloat16", "bf16"), (r"\bFP16\b|half[- ]precision", "fp16"), (r"\bFP8\b", "fp8"),
     (r"\bFP64\b|double[- ]precision", "fp64"),
-    (r"\bmedian\b", "stat_median"), (r"\bmean\b|\baverage\b|\bon average\b", "stat_mean"),
+    (r"\bmedian\b", "stat_median"), (r"\bmean\b|\baverage\b|\bavg\b|\bon average\b", "stat_mean"),
     (r"\bx\b|×|\btimes\b|fold|fraction|ratio|faster|slower|\bmore\b|\bfewer\b|\bless\b", "ratio"),
 ]]
 

@@ -10,6 +10,10 @@ from typing import Optional
 
 from .numbers import METRIC_TOKEN, sentences
 
+# a setting of the launch or the build: the change itself, not a measured effect of it
+SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ _]thread|threads per block|"
+                     r"shared memory per block|\bBLOCK\b|num_warps|maxrregcount", re.I)
+
 _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "grow": "increase", "up": "increase",
               "higher": "increase", "more": "increase", "improve": "increase", "double": "increase",
               "decrease": "decrease", "lower": "decrease", "reduce": "decrease", "drop": "decrease",
@@ -46,13 +50,14 @@ def _clause_direction(clause: str) -> Optional[str]:
     return "increase" if _num(first.group(2)) > _num(first.group(1)) else "decrease"
 
 
-_FROM_TO = re.compile(r"\bfrom\s+~?(\d+(?:\.\d+)?[kKMG]?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+"
-                      r"(?:~|about\s+|>=?\s*|<\s*|(?:well\s+)?(?:under|below|over|above)\s+)?(\d+(?:\.\d+)?[kKMG]?)", re.I)
+_FROM_TO = re.compile(r"\bfrom\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+"
+                      r"(?:~|about\s+|>=?\s*|<\s*|(?:well\s+)?(?:under|below|over|above)\s+)?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)", re.I)
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
 def _num(text: str) -> float:
     """'598M' -> 5.98e8: a value of a move, with its scale letter."""
+    text = text.replace(",", "")  # "4,096"
     return float(text[:-1]) * _SCALE[text[-1]] if text[-1] in _SCALE else float(text)
 
 
@@ -60,7 +65,8 @@ _FROM_TO_WORD = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+
                            r"most|full|max\w*|saturat\w*|peak)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
-_ARROW = re.compile(r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*(?:~|about\s+|>=?\s*)?(\d+(?:\.\d+)?)")
+_ARROW = re.compile(r"(?<![\w.,])~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*"
+                    r"(?:~|about\s+|>=?\s*)?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)")
 
 
 def _stated_move(plain: str) -> Optional[tuple[str, str]]:
@@ -73,12 +79,17 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
     found += [(m, m.group(1).strip()) for m in _OUTCOME.finditer(plain)
               if not any(a < m.end() and m.start() < b for a, b in named)]
     starts = sorted(m.start() for m, _ in found)
+    moves = []
     for m, name in found:
         nxt = [x for x in starts if x > m.start()] + [x.start() + m.end() for x in [re.search(r"[.;](\s|$)", plain[m.end():])] if x]
         d = _clause_direction(plain[m.end():min(nxt)] if nxt else plain[m.end():])
         if d:
-            return name, d
-    return None
+            moves.append((name, d))
+    # the launch setting a fix changes ("grid 16 -> 4,096") is the change; the metric after it is what it moves
+    return next((mv for mv in moves if not SETTING.search(mv[0])), moves[0] if moves else None)
+
+
+_EXPECT = re.compile(r"\bexpect\w*|\bpredict\w*|\bto watch\b", re.I)
 
 
 def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
@@ -86,7 +97,8 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     if not fix.strip():
         return None, None
     plain = fix.replace("`", " ")
-    stated = _stated_move(plain)
+    expected = " ".join(x for x in sentences(plain) if _EXPECT.search(x))  # what the fix predicts, before its side effects
+    stated = (_stated_move(expected) if expected else None) or _stated_move(plain)
     if stated:
         return _named(stated[0]), stated[1]
     m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain) or _OUTCOME.search(plain)

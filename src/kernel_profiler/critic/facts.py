@@ -392,6 +392,12 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         f.add("timeline.copy_count", len(cp), "count", src, None, "copies in the capture")
         f.add("timeline.copy_total_ns", float(cd.sum()), "time", src, None, "sum of copy durations")
         f.add("timeline.copy_median_ns", float(cd.median()), "time", src, None, "median copy")
+        f.add("timeline.copy_mean_ns", float(cd.mean()), "time", src, None, "mean copy")
+        kinds = cp.groupby("kind")
+        for kind, grp in list(kinds)[:MAX_COPY_GROUPS] if kinds.ngroups > 1 else ():  # "the DtoD copies average 503 us"
+            gd = grp["end_ns"] - grp["start_ns"]
+            f.add(f"timeline.copy_{kind.lower()}_median_ns", float(gd.median()), "time", src, None, f"median {kind} copy")
+            f.add(f"timeline.copy_{kind.lower()}_mean_ns", float(gd.mean()), "time", src, None, f"mean {kind} copy")
         f.add("timeline.copy_bytes_capture", float(cp["bytes"].sum()), "bytes", src, None, "bytes over the capture")
         f.add("timeline.copy_median_bytes", float(cp["bytes"].median()), "bytes", src, None, "median copy size")
         host = cp[cp["kind"].isin(["HtoD", "DtoH"])]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 
 from .. import catalog
 from ..catalog import CATALOG
+from .direction import SETTING as _SETTING
 from .numbers import METRIC_TOKEN
 
 if TYPE_CHECKING:
@@ -28,10 +29,11 @@ _RATE = re.compile(r"bytes?[ _]per[ _]sector|useful bytes|per[_ ]second|/s\b|ban
 _COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
                    r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|cop(?:y|ies)|"
                    r"passes|atom|_red\b|divergen|calls|count", re.I)
-_PIPE = re.compile(r"pipe_(?!tensor)|\b(?:XU|FMA|ALU|FP64|LSU|MIO) pipe", re.I)  # one pipe's share (see metric_direction)
-# a setting of the launch or the build: the change itself, not a measured effect of it
-_SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ _]thread|threads per block|"
-                      r"shared memory per block|\bBLOCK\b|num_warps|maxrregcount", re.I)
+# work done per second or per byte moved: rises toward the roofline, whatever it counts ("tokens per second")
+_THROUGHPUT = re.compile(r"per[_ ]second|/s\b|\bintensity\b|FLOPs? per (?:DRAM )?byte|FLOP/B\b", re.I)
+# one pipe's or one cache's share of its peak (see metric_direction)
+_PIPE = re.compile(r"pipe_(?!tensor)|\b(?:XU|FMA|ALU|FP64|LSU|MIO) pipe|^(?:lts|l1tex)__throughput|"
+                   r"\b(?:L2|L1|L1TEX) (?:cache )?(?:throughput|utili[sz]ation|busy)", re.I)
 # the resource a metric measures (a memory-bound cause is not fixed by fewer instructions, and the reverse)
 _RESOURCE = {"compute": re.compile(r"inst|issue|pipe|flop|fma|tensor|\bipc\b", re.I),
              "memory": re.compile(r"dram|bytes|sector|\bl2\b|lts__|l1tex|traffic|hit[ _]rate|memory throughput", re.I)}
@@ -48,8 +50,9 @@ _ENGINE_NAME = re.compile(r"(?:multirank|timeline|telemetry|rank|derived|sass|de
 
 def metric_direction(metric: str) -> Optional[str]:
     """The way a metric moves toward the roofline by its kind (a rate rises, a cost falls); None for neither, and
-    for one pipe's utilization: it falls when the fix takes wasted work off that pipe (conversions off XU, a GEMM
-    off the FMA pipe onto tensor cores) and rises when it feeds the limiting pipe better."""
+    for one pipe's or one cache's utilization: it falls when the fix takes wasted work off that unit (conversions
+    off XU, a GEMM off the FMA pipe onto tensor cores, wasted sectors or spills off L2) and rises when it feeds the
+    limiting unit better."""
     if _PIPE.search(metric):
         return None
     if _RATE.search(metric):
@@ -64,10 +67,17 @@ def _resource(metric: str) -> Optional[str]:
     return hits[0] if len(hits) == 1 else None
 
 
+def _at_zero(c: "Context", metric: str) -> Optional[str]:
+    """The kernel in question, when the fix's metric (named in full) is measured as 0 for it."""
+    key = subject(c)
+    fs = [f for f in c.facts.by_metric.get(metric.replace("`", "").strip(), []) if f.kernel == key] if key else []
+    return c.facts.kernels.get(key, key) if fs and all(f.value == 0 for f in fs) else None
+
+
 def _real(c: "Context", metric: str) -> bool:
     """A metric the captures hold, a profiler metric name, or a plain outcome (its kind is known)."""
     token = METRIC_TOKEN.search(metric.replace("`", " ")) or _ENGINE_NAME.match(metric)
-    return bool(token or metric in c.facts.by_metric or metric_direction(metric))
+    return bool(token or metric in c.facts.by_metric or metric_direction(metric) or _PIPE.search(metric))
 
 
 _LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as)", re.I)
@@ -93,8 +103,9 @@ def check_fix(c: "Context") -> list[str]:
     out = []
     metric, direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
     metric = (metric or "").strip()
-    if (not metric or direction not in ("increase", "decrease")) and at_roofline(c) and _LEAVE.search(a.fix_text):
-        return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move
+    if at_roofline(c) and _LEAVE.search(a.fix_text):
+        return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move (what else it
+        # mentions, "any launch tweak keeps the time around 0.5 ms", is no promise to move one)
     if not metric:
         out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
     if direction not in ("increase", "decrease"):
@@ -103,7 +114,13 @@ def check_fix(c: "Context") -> list[str]:
         return out
     e = CATALOG.get(c.claimed or "")
     what = e.id.replace("_", " ") if e is not None else "the cause it names"
+    zero = _at_zero(c, metric) if direction == "decrease" else None
+    if zero is not None:
+        return [f"The fix says '{metric}' will decrease, but the captures measure it as 0 for `{zero}`: a metric at 0 "
+                f"cannot fall, so it is not what the change moves."]
     own = next(((p, d) for p, d in e.fix_metrics if re.search(p, metric, re.I)), None) if e is not None else None
+    if own is not None and own[1] == "decrease" and _THROUGHPUT.search(metric):
+        own = None  # "tokens per second (FLOP per byte)": a rate of the thing the catalog counts as a cost
     if own is not None:
         if own[1] != direction:
             out.append(f"The fix says '{metric}' will {direction}, but fixing {what} moves it the other way "
@@ -152,7 +169,9 @@ def _wrong_way(c: "Context") -> list[str]:
     return out
 
 
-_ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\bsynchroni[sz]e\w*(?:\(\))? after (?:each|every) (?:op|launch|kernel|call)|"
+_ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\bsynchroni[sz]e\w*(?:\(\))?`?\s+(?:right |immediately |directly )?after "
+                       r"(?:each|every)(?: one)?(?: of the (?:\w+ )?)?(?:op|launch|kernel|call|matmul|gemm|layer)|"
+                       r"\bsynchroni[sz]\w* (?:early and often|more often|more frequently)|"
                        r"\bmake (?:every|each|all) (?:launch|kernel|op)\w* (?:synchronous|blocking)", re.I)
 _LOWER_CAP = re.compile(r"\b(?:lower|reduce|cut|tighten|decrease|drop|shrink)\w*\b[^.;]{0,30}\bregister (?:cap|limit|count|budget)"
                         r"|\bregister (?:cap|limit|budget)\b[^.;]{0,20}\b(?:lower|down|reduc\w*|from \d+ to)\b"

@@ -20,6 +20,7 @@ from ..answer import Answer, Diagnosis, Evidence, Fix
 from .answer import AnswerFormatError
 from .numbers import (ARTIFACT_TOKEN, BARE, METRIC_TOKEN, Quantity, family_and_factor, quantities, scrub, sentences,
                       to_quantity)
+from .arithmetic import chains
 from .direction import fix_metric_direction
 
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
@@ -105,19 +106,28 @@ def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
-         r"why|root cause|cause|short version|tl;?dr)")
-_KEYS = [("bottleneck", re.compile(r"^(bottleneck|short version|tl;?dr|summary|verdict|what limits)", re.I)),
-         ("evidence", re.compile(r"^(evidence|numbers|measurements|data|what the (profiles?|captures?|numbers) show|"
-                                 r"key (numbers|measurements|evidence|data)|the numbers)", re.I)),
-         ("mechanism", re.compile(r"^(mechanism|why|root cause|cause|explanation|how it works)", re.I))]
+         r"why|root cause|cause|short version|tl;?dr|expected(?: (?:effect|impact|result|gain|speed-?up))?)")
+_KEYS = [("bottleneck", re.compile(r"^(bottleneck|short (version|answer)|tl;?dr|summary|verdict|what limits|bottom line|"
+                                   r"diagnosis|status|conclusion|the answer|answer|limiter|the (problem|limit)|problem|"
+                                   r"headline|in (short|brief)|what'?s (slow|wrong|limiting))", re.I)),
+         ("evidence", re.compile(r"^(evidence|numbers|measurements?|measured|data|proof|observations?|findings|"
+                                 r"what (the )?(profiles?|captures?|numbers|traces?|timeline|ncu|nsys|profiler|counters)s? "
+                                 r"(show|say)s?|what I (looked at|measured|saw|found|checked)|"
+                                 r"key (numbers|measurements|evidence|data)|the numbers|kernel \(|timeline \(|trace \()", re.I)),
+         ("mechanism", re.compile(r"^(mechanism|why|root cause|cause|explanation|how it works|analysis|reasoning|"
+                                  r"what'?s (going on|happening)|what is (going on|happening))", re.I))]
 # a heading in other words ("**What the profiles show**", "## Why this is the ceiling"): a line of its own
 _FREE_HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]*(?P<h>[^\n]{1,60}?)|(?:\*\*|__)(?P<b>[^*_\n]{1,60}?)(?:\*\*|__))[ \t]*:?[ \t]*$",
                            re.M)
-_FIX_WORDS = re.compile(r"^(fix|(the )?change|recommendations?|what to (do|change)|next steps?|suggestions?|action|"
-                        r"what I['’]?d (suggest|do|change|recommend))", re.I)
+_FIX_WORDS = re.compile(r"^(\w+ )?(fix|change)\b|^(expect\w*|recommend\w*|what to (do|change)|next steps?|suggest\w*|action|"
+                        r"what I['’]?d (suggest|do|change|recommend)|how to (fix|speed)|expected|plan|remed|proposal|"
+                        r"options?\b|what (I would|we should|you should|should change)|(what|metrics?) to (watch|expect|measure))", re.I)
 # a bold label in other words with its text on the same line ("**Key numbers:** ...", "**What I'd suggest:** ...")
-_BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>[^*_\n:]{1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
+_BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>(?:[^*_\n:`]|`[^`\n]{1,40}`){1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
                          re.M)
+# a plain label in other words opening a line, its text after the colon
+_PLAIN_LABEL = re.compile(r"^[ \t]{0,3}(?P<w>[A-Za-z][^:\n]{0,100}?)[ \t]*:(?:[ \t]+(?=\S)|[ \t]*$)", re.M)
+_DASH_LABEL = re.compile(r"^[ \t]{0,3}(?P<w>[A-Za-z][\w '’]{0,40}?)[ \t]+(?:—|–|--)[ \t]+(?=\S)", re.M)
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
     r"[ \t]*(?:\*\*|__)?[ \t]*(?:\([^)\n]*\))?[ \t]*[.:]?[ \t]*(?:\*\*|__)?[ \t]*[.:]?[ \t]*(?=\S|$)", re.I | re.M)
@@ -137,6 +147,20 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
         if len(words.split()) <= 8 and (part is not None or re.fullmatch(r"[A-Z][\w '’-]*[.:]?", words.rstrip(".:"))):
             out.append((m.start(), m.end(), part or "other"))  # "**Arithmetic.**": a section of its own
     taken = {a for a, _, _ in out}
+    labels = sorted([*_PLAIN_LABEL.finditer(text), *_DASH_LABEL.finditer(text)], key=lambda m: m.start())
+    plain: list[tuple[int, int, str]] = []
+    for m in labels:  # "What I'd do: pin the tensor ...", "What I looked at (nsys): ...", "Fix — remove the ..."
+        if m.start() in taken or any(a <= m.start() < b for a, b, _ in out):
+            continue
+        words = re.split(r"\(|\s(?:—|–|--)\s", m.group("w"))[0].strip()
+        part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
+        dash = re.search(r"\s(?:—|–|--)\s", m.group("w"))  # "Evidence — nsys, 20 steps (37.97 ms): ...": the label
+        end = m.start("w") + dash.end() if dash and not m.group("w")[:dash.start()].count("(") else m.end()  # is one word
+        if part is not None and len(words.split()) <= 6:
+            plain.append((m.start(), end, part))
+    if len({p for _, _, p in plain}) >= 2:  # labels in other words are the layout only when they name two parts;
+        out += plain  # one "The numbers: ..." in a chat reply is a sentence of it
+        taken |= {a for a, _, _ in plain}
     for m in _FREE_HEADING.finditer(text):
         if m.start() in taken:
             continue
@@ -196,10 +220,23 @@ def _line_is_heading(text: str, m: re.Match) -> bool:
         return True
     if head.endswith(".") and re.match(r"\d+[.)]\s*(\*\*|__)?\s*\w", head):  # "3. Mechanism." (a numbered part)
         return True
+    if re.fullmatch(_PART + r"\.", head, re.I):  # "Fix. Load and store float4 ...", "Change. Take the ..."
+        return True
     return line.strip().lower().strip("*_ ").rstrip(":.") == m.group(1).lower()
 
 
+_GREETING = re.compile(r"\A\s*(?:(?:subject|to|from|cc):[^\n]*\n\s*)*(?:(?:hi|hello|hey|dear)\b[^\n]{0,40},?[ \t]*\n)?", re.I)
+_SIGN_OFF = re.compile(r"\n\s*\n[ \t]*(?:best|thanks|thank you|cheers|regards|kind regards|best regards|--)\b[^\n]{0,30}"
+                       r"(?:\n[^\n]{0,40}){0,2}\s*\Z", re.I)
+
+
+def _unframe(text: str) -> str:
+    """A letter's frame (subject line, greeting, sign-off) is no part of the answer."""
+    return _SIGN_OFF.sub("", _GREETING.sub("", text, count=1), count=1)
+
+
 def _parse_markdown(text: str) -> Answer:
+    text = _unframe(text)
     found = [(m.start(), m.end(), _key(m.group(1))) for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
     taken = {a for a, _, _ in found}
     heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
@@ -211,6 +248,8 @@ def _parse_markdown(text: str) -> Answer:
         body = text[end:stop].strip()
         if not sections.get(part):  # the first heading of a part with text under it ("# Diagnosis" titles nothing)
             sections[part] = body
+        elif part in ("fix", "other") and body:  # "Fix: ..." then "Expected: ...": one fix in two labelled lines;
+            sections[part] += "\n\n" + body  # "**Duration:** ...", "**Memory:** ...": sections in other words
     sections.update(_unlabelled(text[:heads[0][0]] if heads else text, heads[0][2] if heads else None, sections))
     if "evidence" not in sections:  # a table of measurements under another part, else before the first heading
         for part, body in list(sections.items()) + [(None, text)]:
@@ -223,8 +262,12 @@ def _parse_markdown(text: str) -> Answer:
     other = sections.pop("other", "")
     if other and not sections.get("mechanism"):
         sections["mechanism"] = other  # a section in other words ("**Arithmetic.**") after the first part explains
+    if other and not sections.get("evidence") and len([x for x in sentences(other) if _numbers(x)]) >= 2:
+        sections["evidence"] = other  # "**Duration:** 143.6 us ...", "**Memory:** ...": measurements in other words
     if not heads:
         sections.update(_terse(text))
+    else:
+        _fill(sections)
     if sections.get("evidence") and not sections.get("mechanism") and len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:
         sections["mechanism"] = sections["evidence"]  # a terse note explains inside its evidence lines
     if not sections:
@@ -260,9 +303,14 @@ def _terse(text: str) -> dict[str, str]:
         if after[:-1]:
             out["mechanism"] = "\n\n".join(after[:-1])
     rest = []
+    last = None
     for line in body.splitlines():  # "- bottleneck: ...", "- cause: ...", "- change: ..." as labelled items
         m = _BULLET_LABEL.match(line)
         part = _BULLET_PARTS.get(m.group(1).lower()) if m else None
+        if part is None and last is not None and line[:1].isspace() and line.strip() and not _BULLET.match(line):
+            out[last] += " " + line.strip()  # a labelled item wrapped onto the next, indented line
+            continue
+        last = part
         if part is None:
             rest.append(line)
         elif part == "bottleneck" and len(head) == 1 and not i:
@@ -287,8 +335,8 @@ def _paragraphs(text: str) -> list[str]:
     out = []
     for p in re.split(r"\n[ \t]*\n", text or ""):
         p = p.strip()
-        if p and not p.startswith(("#", "|")):
-            p = _LABEL.sub("", p, count=1).strip()
+        if p and not p.startswith(("#", "|", ">", "```")) and not re.fullmatch(r"(\*\*|__)[^\n]{1,100}\1", p):
+            p = _LABEL.sub("", p, count=1).strip()  # a title in bold, a quoted line of code: no part
             if p:
                 out.append(p)
     return out
@@ -305,11 +353,36 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
             return _prose(paras)
         return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:-1]), "fix": paras[-1]}
     missing = [p for p in ORDER[:ORDER.index(first)] if p not in found]
+    if len(paras) == 1 and {"evidence", "mechanism"} <= set(missing):
+        # a chat reply's one paragraph before "Fix:": its verdict, its measured sentences, its reasons
+        return {k: v for k, v in _prose(paras + [""]).items() if k in missing}
     out: dict[str, str] = {}
     for i, part in enumerate(missing):
         if i < len(paras):
             out[part] = "\n\n".join(paras[i:]) if i == len(missing) - 1 else paras[i]
     return out
+
+
+def _fill(sections: dict[str, str]) -> None:
+    """Parts a labelled answer leaves unlabelled, read from the parts it labels: a bottleneck of several paragraphs
+    (its first sentence the verdict, its paragraphs the measurements and the reasons); measurement bullets under
+    the mechanism ("Why: ... - ncu: grid 24 x 512 ..."), the evidence; a mechanism whose first sentence states the
+    verdict, the bottleneck."""
+    paras = _paragraphs(sections.get("bottleneck", ""))
+    if len(paras) >= 2 and not sections.get("evidence") and not sections.get("mechanism"):
+        sections["bottleneck"] = next(iter(sentences(paras[0])), paras[0])
+        sections["evidence"] = sections["mechanism"] = "\n\n".join(paras)
+    mech = sections.get("mechanism", "")
+    if not sections.get("evidence"):
+        rows = [line for part in ("bottleneck", "mechanism") for line in sections.get(part, "").splitlines()
+                if _BULLET.match(line) and _numbers(line)] or \
+            [x for x in sentences(mech) if len(_numbers(x)) >= 2]  # a paragraph of reasons that cites its numbers
+        if len(rows) >= 2:
+            sections["evidence"] = "\n".join(rows)
+    if not sections.get("bottleneck") and mech:
+        first = next(iter(sentences(mech)), "")
+        if _VERDICT.search(first):
+            sections["bottleneck"] = first
 
 
 _VERDICT = re.compile(r"short version|tl;?dr|bottom line|in short|bottleneck|-bound\b|\bbound (?:by|on)\b|limited by|"
@@ -344,6 +417,16 @@ def _numbers(line: str) -> list[Quantity]:
     return sorted(with_unit + bare, key=lambda q: q.start)
 
 
+def _headline(line: str, nums: list[Quantity]) -> Quantity:
+    """The value an evidence line cites: its first number, or, for a ratio of two metrics, the result of the
+    arithmetic that number starts (`sectors / requests = 67,108,864 / 2,097,152 = 32`)."""
+    metric = METRIC_TOKEN.search(line.replace("`", " "))
+    for st in chains(line) if metric and "/" in metric.group(0) else ():  # a ratio of two metrics, worked out
+        if st.ok and st.operands[0].start == nums[0].start:
+            return next((q for q in nums if q.start == st.result.start), nums[0])
+    return nums[0]
+
+
 def metric_values(line: str) -> list[Quantity]:
     """The numbers of an evidence line that may be its metric's value: the first one, and the one written at the
     metric's name: right after it (`metric` = 4) or right before it with only words between (4 useful bytes
@@ -353,7 +436,7 @@ def metric_values(line: str) -> list[Quantity]:
     nums = _numbers(line)
     if not nums:
         return []
-    picked = [nums[0]]
+    picked = [_headline(line, nums)]
     if metric_m:
         a, b = metric_m.span()
         after = [q for q in nums if q.start >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:q.start])]
@@ -374,7 +457,7 @@ def _parse_evidence(section: str) -> list[Evidence]:
         nums = _numbers(line)
         if not nums:
             continue
-        value_q = nums[0]  # the line's value: its first number (`metric_values` adds the one written at the metric's name)
+        value_q = _headline(line, nums)  # the line's value (`metric_values` adds the one written at the metric's name)
         unit = value_q.unit or None
         raw = value_q.value / family_and_factor(unit)[1]  # the number as written, in its own unit
         kern = re.search(r"`([A-Za-z_]\w*)(?:\(|`)", line)

@@ -245,7 +245,8 @@ def _qualified(f: Fact, concepts: frozenset[str]) -> bool:
 
 def _bytes_fit(f: Fact, q: Quantity) -> bool:
     """A number written in bytes matches a byte count, never a count of something else (255 registers)."""
-    return q.family != "bytes" or f.family == "bytes" or bool(f.concepts & {"bytes", "dram_bytes", "shared_mem", "local"})
+    return q.family != "bytes" or f.family == "bytes" or \
+        bool(f.concepts & {"bytes", "dram_bytes", "shared_mem", "local"} and not f.concepts & {"sectors", "requests", "wavefronts"})
 
 
 def ceiling_fits(f: Fact, concepts: frozenset[str], use: Use) -> bool:

@@ -30,9 +30,11 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         # an evidence line's first number is the measurement it cites, unless its value is given apart (an agent's
         # JSON): then that value is the measurement and the line's text explains it
         headline = item is not None and _carries(item)
+        apart = item is not None and not headline  # the item's metric describes its value, not the other numbers
         for s in sentences(text):
-            concepts = sentence_concepts(extra + s)
-            tokens = metric_tokens(extra + s)
+            own = apart and sentence_concepts(s) - GENERIC  # of its meaning, unless their sentence names nothing
+            concepts = sentence_concepts(s if own else extra + s)
+            tokens = metric_tokens(s if own else extra + s)
             kernels = c.scope.allowed(extra + s, c.facts)  # an evidence line is about the kernel it names
             for q in quantities(s):
                 if q.family == "ratio" and _SHAPE.match(s[q.end:]):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 _NUM = (r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
-        r"(?P<mult>[kKMG](?![A-Za-z]))?")
+        r"(?:\s(?=[MG](?![A-Za-z])))?(?P<mult>[kKMG](?![A-Za-z]))?")  # "14.7M"; "14.73 M" (k/K spaced is a dimension)
 TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "usec": 1e3,
               "microseconds": 1e3, "ms": 1e6, "msec": 1e6, "milliseconds": 1e6, "s": 1e9, "sec": 1e9,
               "second": 1e9, "seconds": 1e9}
