@@ -32,8 +32,10 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 PID_SHIFT = 24  # nsys globalPid/globalTid encode the OS pid in bits 24..47
 PID_MASK = 0xFFFFFF
 
+# ENUM_CUDA_MEMCPY_OPER: 11-13 are unified-memory (cudaMallocManaged) page migrations, not copies the program issued
 _COPY_KIND = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD", 9: "HtoH",
-              10: "PtoP", 11: "UVM"}
+              10: "PtoP", 11: "UVM_HtoD", 12: "UVM_DtoH", 13: "UVM_DtoD"}
+NULL_STREAM_FLAG = 3  # TARGET_INFO_CUDA_STREAM.flag (ENUM_CUPTI_STREAM_TYPE): the legacy default (NULL) stream
 _MEM_KIND = {0: "pageable", 1: "pinned", 2: "device", 3: "array", 4: "managed", 5: "device_static",
              6: "managed_static"}
 
@@ -96,6 +98,7 @@ def load(path: Path) -> Timeline:
             _refuse_without_gpu_activity(con, path, tables, tl.api)
         tl.ranges = _ranges(con, path, tables)
         tl.gpus = _gpus(con, path, tables)
+        tl.null_streams = _null_streams(con, tables)
         tl.processes = _processes(con, path, tables, tl)
         tl.capture_start_ns, tl.capture_end_ns = _capture_span(con, tables, tl)
         tl.utc_origin_ns = _utc_origin(con, tables)
@@ -235,6 +238,14 @@ def _ranges(con, path, tables) -> pd.DataFrame:
     df["pid"] = _pid(gtid)
     df["tid"] = gtid.to_numpy(dtype="int64") & PID_MASK
     return df[RANGE_COLUMNS]
+
+
+def _null_streams(con, tables) -> frozenset[int]:
+    """Ids of the legacy default (NULL) streams: work on one waits for, and blocks, every blocking stream."""
+    if "TARGET_INFO_CUDA_STREAM" not in tables or "flag" not in _cols(con, "TARGET_INFO_CUDA_STREAM"):
+        return frozenset()
+    rows = con.execute("select streamId from TARGET_INFO_CUDA_STREAM where flag = ?", (NULL_STREAM_FLAG,)).fetchall()
+    return frozenset(int(r[0]) for r in rows if r[0] is not None)
 
 
 def _gpus(con, path, tables) -> list[GpuInfo]:

@@ -17,7 +17,7 @@ KERNEL_COLUMNS = [
     "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
     "registers", "static_smem", "dynamic_smem", "local_mem_per_thread",
 ]
-# kind: HtoD, DtoH, DtoD, HtoH, PtoP; src/dst: pageable, pinned, device, managed, array, unknown
+# kind: HtoD, DtoH, DtoD, HtoH, PtoP, UVM_HtoD/UVM_DtoH/UVM_DtoD (unified-memory page migrations); src/dst: pageable, pinned, device, managed, array, unknown
 COPY_COLUMNS = ["start_ns", "end_ns", "bytes", "kind", "src", "dst", "device", "stream", "pid", "correlation"]
 SET_COLUMNS = ["start_ns", "end_ns", "bytes", "device", "stream", "pid", "correlation"]
 # category: launch, sync, memcpy, memset, malloc, other
@@ -78,6 +78,8 @@ class Timeline:
     # places captures from different files in time (consistency checks across inputs).
     utc_origin_ns: Optional[int] = None
     world_size: Optional[int] = None  # distributed jobs: ranks in the job (Kineto distributedInfo.world_size)
+    # Ids of the legacy default (NULL) stream(s), where the format says which they are (nsys); empty when unknown.
+    null_streams: frozenset[int] = frozenset()
 
 
 @dataclass
