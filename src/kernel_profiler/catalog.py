@@ -93,6 +93,7 @@ _LAT = "analysis.mechanisms.latency:"
 _CMP = "analysis.mechanisms.compute:"
 _T = "analysis.timeline_findings:"
 _R = "analysis.ranks:analyze_ranks"
+_UM = "analysis.unified_memory:"
 _LIFT = "; alternatively give each thread more independent loads in flight (unroll, vector loads)."
 _LIB = "`{kernel}` is a library kernel: fix it at the call site, not in the kernel: "  # fixes["library"]
 
@@ -145,7 +146,35 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap the remaining "
        "copies with compute on a separate stream (double buffering).",
        (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase")),
+    _e("managed_migration", "transfer host", "unified-memory page migrations", "program", _UM + "managed_finding",
+       "sig_managed_migration",
+       r"managed (?:memory|buffers?|allocations?|pages|records)|unified[- ]memory|cudaMallocManaged|\bUVM\b|"
+       r"(?:page|on-demand|demand) migrations?|migrat\w+ (?:of )?(?:the |its |their )?(?:managed )?pages|"
+       r"pages? (?:migrat|ping-?pong|bounc)\w*|(?:GPU|device|kernel)[- ]side page[- ]faults?|"
+       r"page[- ]faults? (?:on|in|from) (?:the )?(?:GPU|device|kernel)",
+       "Keep the data where it is used: produce it on the GPU (or keep it device-resident across steps); where the "
+       "host must write it, write a pinned host buffer and copy it once per step (cudaMemcpyAsync); at least prefetch "
+       "it (cudaMemPrefetchAsync to the device before the kernel) or advise it (cudaMemAdvise "
+       "SetPreferredLocation/SetReadMostly) so pages stop faulting back and forth.",
+       (r"migrat|unified|uvm|page|fault", "decrease"), (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"),
+       (r"step|idle", "decrease"), (r"busy|utili", "increase")),
     # ------------------------------------------------------------------ one kernel (ncu), or a chain of them
+    _e("zero_copy_reads", "transfer latency", "host memory read over PCIe (zero-copy)", "kernel",
+       "analysis.mechanisms.host_memory:detect_zero_copy", "sig_zero_copy",
+       r"zero[- ]copy|mapped (?:pinned |page-locked |host |system )*(?:memory|buffers?|pointers?|allocations?|tables?)|"
+       r"cudaHostAlloc\w*Mapped|cudaHostGetDevicePointer|\bsysmem\b|system[- ]memory aperture|"
+       r"(?:reads?|reading|loads?|loading|fetch\w*|pulls?|streams?) (?:[\w`,]+ ){0,6}?(?:straight |directly )?"
+       r"(?:from|over|across|through) (?:the )?(?:PCIe|host memory over|system memory)|"
+       r"host memory (?:over|across|through) (?:the )?PCIe",
+       {"": "Copy the data to device memory once (cudaMalloc plus one cudaMemcpy before the loop, or keep the tensor "
+            "on the GPU) and read it from there; keep zero-copy only for data read once per upload, coalesced and "
+            "overlapped with other work."},
+       (r"sysmem|pcie|aperture|host[- ]memory", "decrease"), (r"dram__bytes_read|dram.*read", "increase"),
+       (r"bandwidth|throughput", "increase"),
+       wrong_way=(r"\b(?:keep|use|switch\w* (?:\w+ )?to|move\w* (?:\w+ )?to|register\w*)\b[^.;]{0,40}\b(?:zero[- ]copy|"
+                  r"mapped (?:pinned |host )*memory|cudaHostRegister|cudaHostAllocMapped)",
+                  "reading mapped host memory from the kernel is the cause: every launch crosses PCIe again; copy "
+                  "the data to device memory once")),
     _e("uncoalesced_global", "memory", "uncoalesced global accesses", "kernel", _MEM + "detect_uncoalesced",
        "sig_uncoalesced",
        r"uncoalesced|un-coalesced|non-?coalesced|poorly coalesced|(no|poor|bad|broken) coalescing|scattered|"
@@ -250,6 +279,19 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work itself (fuse "
        "neighbouring passes, use a lower-precision path where accuracy allows).",
        (r"dram__bytes|DRAM (bytes|traffic)|bytes|traffic|passes|kernel_count|launches|flops?|FLOPs", "decrease")),
+    _e("default_stream_serialization", "latency", "streams serialized by the legacy default stream", "program",
+       "analysis.streams:serialization_finding", "sig_default_stream",
+       r"(?:legacy|null|implicit|blocking) (?:default )?stream|default stream|\bstream 0\b|\bstream zero\b|"
+       r"streams? (?:are |is |get |gets |were )?(?:serializ|sequentializ)\w*|serializ\w* (?:the |all )?(?:\w+ )?streams|"
+       r"implicit(?:ly)? (?:synchroni[sz]\w*|serializ\w*|barriers?)|device-wide barrier",
+       "Issue the memsets and copies on the kernels' own streams (cudaMemsetAsync(ptr, 0, n, stream)), create the "
+       "streams with cudaStreamNonBlocking, or build with --default-stream per-thread, so the streams' kernels run "
+       "side by side.",
+       (r"overlap|concurren", "increase"), (r"step|idle|wall", "decrease"), (r"busy|utili|sm.*active", "increase"),
+       wrong_way=(r"\b(?:all|every|each|the \w+) (?:\w+ ){0,3}(?:on|onto|into|to) (?:a single|one|the same|the default|"
+                  r"the legacy) stream|\bsingle stream\b|cudaDeviceSynchronize\(\)? (?:between|after each|after every)",
+                  "one stream, or a device-wide synchronization between them, serializes the kernels just as the "
+                  "legacy default stream does: they must go on separate non-blocking streams")),
     # ------------------------------------------------------------------ several ranks
     _e("rank_imbalance", "comms", "straggler rank", "program", _R, "sig_straggler", r"straggler|imbalance|slow rank",
        {"": "Rebalance the work across ranks (even shards/sequence lengths/batch per rank, balanced pipeline "

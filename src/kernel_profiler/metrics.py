@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 import numpy as np
 
 from .analysis.idle import blocking_calls
+from .analysis.streams import StreamUse, stream_use
+from .analysis.unified_memory import Migrations, migrations
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,6 +108,20 @@ def _kernel_gap_median(v: TimelineView) -> Optional[float]:
     return float(np.median(np.clip(gaps, 0, None)))
 
 
+def _migrations(v: TimelineView) -> Optional[Migrations]:
+    """Unified-memory migrations in the window; None for a format that does not record them (only nsys does)."""
+    return migrations(v.timeline.copies, *v.window) if v.timeline.format == "nsys-sqlite" else None
+
+
+def _streams(v: TimelineView) -> Optional[StreamUse]:
+    return stream_use(v.timeline, *v.window)
+
+
+def _per_step(v: TimelineView, x: Optional[float]) -> Optional[float]:
+    steps = v.summary.steps or v.summary.repeats
+    return x / steps if x is not None and steps else None
+
+
 def _steady_median(v: TimelineView) -> Optional[float]:
     return v.summary.step_ns_median
 
@@ -144,6 +160,26 @@ TIMELINE: list[Metric] = [
            lambda v: v.summary.onetime_ns),
     Metric("timeline.onetime_{kind}_ns", "ns", "one-time work of one class (jit, library_init, module_loading, "
            "allocator, upload, download, sync, warm_up, host)"),
+    Metric("timeline.migration_bytes", "byte", "unified-memory (managed) bytes migrated between host and device in "
+           "the steady window, both directions", lambda v: m.bytes if (m := _migrations(v)) else None),
+    Metric("timeline.migration_htod_bytes", "byte", "unified-memory bytes migrated host-to-device in the steady window",
+           lambda v: m.htod_bytes if (m := _migrations(v)) else None),
+    Metric("timeline.migration_dtoh_bytes", "byte", "unified-memory bytes migrated device-to-host in the steady window",
+           lambda v: m.dtoh_bytes if (m := _migrations(v)) else None),
+    Metric("timeline.migration_bytes_per_step", "byte", "unified-memory bytes migrated per step of the steady window",
+           lambda v: _per_step(v, m.bytes) if (m := _migrations(v)) else None),
+    Metric("timeline.migration_ns", "ns", "time of the unified-memory migrations in the steady window (union of "
+           "their intervals)", lambda v: m.ns if (m := _migrations(v)) else None),
+    Metric("timeline.migration_count", "count", "unified-memory migrations in the steady window",
+           lambda v: float(m.count) if (m := _migrations(v)) else None),
+    Metric("timeline.migration_busy_share", "ratio", "migration time / GPU-busy time in the steady window",
+           lambda v: m.ns / v.summary.busy_ns if (m := _migrations(v)) and v.summary.busy_ns else None),
+    Metric("timeline.kernel_streams", "count", "streams (other than the legacy default stream) that run kernels in "
+           "the steady window", lambda v: float(u.streams) if (u := _streams(v)) else None),
+    Metric("timeline.overlapping_kernel_pairs", "count", "pairs of kernels in the steady window that run at the same "
+           "time", lambda v: float(u.overlaps) if (u := _streams(v)) else None),
+    Metric("timeline.null_stream_ops", "count", "kernels, copies and memsets on the legacy default (NULL) stream in the "
+           "steady window", lambda v: float(u.null_ops) if (u := _streams(v)) and u.null_ops is not None else None),
     Metric("timeline.kernel_share", "ratio", "one kernel's time / all kernel time in the steady window"),
     Metric("timeline.grid_blocks", "block", "blocks in one kernel's grid (x*y*z)"),
 ]

@@ -9,38 +9,12 @@ from __future__ import annotations
 import math
 import re
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from .catalog import GEMM_NAME, NEAR_PEAK_GAP, TENSOR_OPS
-
-if TYPE_CHECKING:
-    from .artifacts.tables import KernelProfile
-    from .answer import RankRow, Roofline, TimelineSummary
-
-PRESENT, ABSENT, UNKNOWN = "present", "absent", "unknown"
-
-
-@dataclass
-class Measured:
-    """What the captures say about the kernel (or program) a claim is about."""
-
-    profile: Optional[KernelProfile] = None
-    roofline: Optional[Roofline] = None
-    sass_ops: dict[str, int] = field(default_factory=dict)
-    spill: tuple[int, int] = (0, 0)  # (stack bytes, spill bytes) from the compiler
-    timeline: Optional[TimelineSummary] = None
-    name: str = ""
-    program: dict[str, float] = field(default_factory=dict)  # program-level values by metric (timeline.pageable_share, ...)
-    ranks: list[RankRow] = field(default_factory=list)  # the ranks of a multi-rank capture, compared (analysis/ranks.py)
-
-    def m(self, metric: str) -> Optional[float]:
-        return self.profile.get(metric) if self.profile is not None else None
-
-    def ops(self, *prefixes: str) -> Optional[int]:
-        if not self.sass_ops:
-            return None
-        return sum(v for op, v in self.sass_ops.items() if op.startswith(prefixes))
+from .signature_base import ABSENT, PRESENT, UNKNOWN, Measured  # noqa: F401 (the signatures' vocabulary)
+# where data and work are placed (host memory read over PCIe, managed pages, the legacy default stream)
+from .signatures_placement import sig_default_stream, sig_managed_migration, sig_zero_copy  # noqa: F401
 
 
 def _ratio(x: Measured, a: str, b: str) -> Optional[float]:
@@ -401,3 +375,4 @@ def check(mechanism: str, x: Measured) -> tuple[str, str]:
         return UNKNOWN, ""
     sig = globals()[e.signature]
     return sig(x, e.idle_cause) if e.idle_cause else sig(x)
+

@@ -18,6 +18,7 @@ from ..answer import Diagnosis
 from .consistency import reconcile
 from .decide import apart, decide, read_timeline
 from ..kernel_name import KernelName
+from .streams import serialization_finding
 from .kernels import KernelAnalysis, analyze_kernels, confirm_with_telemetry, excess_dram_traffic
 from .timeline import TimelineResult
 
@@ -51,6 +52,9 @@ def run(arts: Artifacts) -> Analysis:
     tl, tres = stage.timeline, stage.triage
     analyses = analyze_kernels(arts.kernel_profiles, tres.kernels if tres else None, arts.sass, arts.resources)
     program = excess_dram_traffic(analyses)
+    if tl is not None and tres is not None and tres.verdict == "kernel":  # streams a default-stream barrier serializes
+        top = str(tres.kernels.iloc[0]["name"]) if len(tres.kernels) else None
+        program = serialization_finding(tl, *tres.window, tres.summary.steps or tres.summary.repeats, top) or program
     primary, secondary = decide(stage.answer, program,
                                 [(KernelName(a.profile.name).qualified, a.share, a.findings) for a in analyses],
                                 stage.timeline_only)

@@ -12,7 +12,7 @@ The method, in order:
    apart; GPU-side work outside the window is one-time work, classified by
    its evidence (onetime.py) and reported apart with its cost.
 2. GPU-busy = union (not sum) of kernel, copy and memset intervals in the window.
-3. Copies dominate -> transfer-bound; GPU idle a large part of the window ->
+3. Unified-memory pages migrated every step, or copies that dominate -> transfer-bound; GPU idle a large part of the window ->
    host-bound, with each idle gap attributed to its host cause (idle.py);
    otherwise kernel-bound, with kernels ranked by their share of busy time.
    The findings of each verdict are written in timeline_findings.py.
@@ -33,6 +33,7 @@ from .idle import idle_causes
 from .onetime import onetime_finding, onetime_work
 from .steady import steady_window
 from .timeline_findings import host_finding, startup_finding, transfer_finding
+from .unified_memory import managed_finding, material, migrations
 
 # --- Thresholds: each is named, and its reason is in the comment above it ---
 # Transfer-bound when copies occupy at least this fraction of the steady window:
@@ -159,7 +160,12 @@ def triage(tl: Timeline) -> TimelineResult:
     if step_ns and warm and step_ns[0] > STARTUP_DOMINANCE * sum(step_ns[1:]) and step_ns[0] >= STARTUP_MIN_NS:
         res.verdict = "startup"
         res.findings.append(startup_finding(src, step_ns, summary))
-    # 2. Transfer-bound.
+    # 2. Transfer-bound: unified-memory pages migrated every step (the host or kernel findings that follow are
+    # what the migrations' faults look like from the host and the GPU), then copies that fill the window.
+    mig = migrations(cp, lo, hi)
+    if material(mig, len(step_ns) or (rep.reps if rep else None), busy):
+        res.verdict = "transfer" if res.verdict == "kernel" else res.verdict
+        res.findings.append(managed_finding(src, mig, len(step_ns) or (rep.reps if rep else None), busy, window, ev_busy))
     if copy_ns >= TRANSFER_BOUND_FRACTION * window:
         if res.verdict == "kernel":
             res.verdict = "transfer"

@@ -21,6 +21,7 @@ from ..artifacts.tables import Artifacts, KernelProfile
 from ..catalog import TENSOR_OPS
 from ..answer import Diagnosis, Roofline, TimelineSummary
 from ..analysis.kernels import dedupe
+from ..analysis.mechanisms.host_memory import host_reads
 from ..kernel_name import KernelName
 from ..analysis.roofline import ceilings as roofline_ceilings
 from ..analysis.roofline import roofline as compute_roofline
@@ -171,6 +172,14 @@ def _kernel_facts(f: Facts, k: KernelProfile, key: str) -> None:
                   key, f"global {op} sectors x 32 bytes (bytes {what} by global {'loads' if op == 'ld' else 'stores'})")
     if loc + glob:
         f.add("derived.local_sector_share", loc / (loc + glob), "ratio", src, key, "local / (local + global) sectors")
+    h = host_reads(m.get)  # zero-copy: what the kernel read from host memory over PCIe (one definition, the detector's)
+    if h is not None:
+        f.add("derived.host_read_bytes", h.bytes, "bytes", src, key, f"host-memory bytes read by the kernel ({h.metric})")
+        if m.get("gpu__time_duration.sum"):
+            f.add("derived.host_read_bandwidth", h.bytes / m["gpu__time_duration.sum"] * 1e9, "byte_rate", src, key,
+                  "host-memory bytes read / kernel duration")
+        if h.share is not None:
+            f.add("derived.host_read_share", h.share, "ratio", src, key, "host-memory / (host + device) L2 read misses")
     grid, sms = m.get("launch__grid_size"), m.get("launch__sm_count")
     if grid and sms:
         f.add("derived.grid_per_sm", grid / sms, "ratio", src, key, "grid / SM count")

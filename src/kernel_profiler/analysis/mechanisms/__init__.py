@@ -3,8 +3,9 @@
 Each detector reads named ncu metrics of one profiled kernel (and its roofline)
 and returns a `Finding` when its mechanism explains the kernel's gap to the
 roofline, else None. Thresholds are module constants with the reason next to
-them. `detect` runs them in priority order: matrix work off the tensor cores
-first (its true ceiling is the tensor path, so even a kernel near its FP32
+them. `detect` runs them in priority order: a kernel that reads host memory over
+PCIe first (zero-copy: its ceiling is the link, which no DRAM roofline draws), matrix
+work off the tensor cores next (its true ceiling is the tensor path, so even a kernel near its FP32
 roofline is not done), then the near-peak check (a kernel at its roofline gets
 no invented problem), then the specific mechanisms, then generic fallbacks.
 """
@@ -16,11 +17,13 @@ from ...answer import Finding, Roofline
 from ...artifacts.tables import KernelProfile
 from .compute import detect_instruction_bound, detect_no_tensor_cores, detect_warp_divergence
 from .fallback import fallback
+from .host_memory import detect_zero_copy
 from .latency import detect_atomic_contention, detect_low_parallelism, detect_occupancy_limit
 from .memory import detect_bank_conflicts, detect_local_memory, detect_uncoalesced
 from .near_peak import detect_near_peak
 
 DETECTORS: list[Callable[[KernelProfile, Optional[Roofline]], Optional[Finding]]] = [
+    detect_zero_copy,
     detect_no_tensor_cores,
     detect_near_peak,
     detect_warp_divergence,

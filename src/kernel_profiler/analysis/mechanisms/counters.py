@@ -49,3 +49,9 @@ STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 def sol(k: KernelProfile) -> dict[str, float]:
     """The speed-of-light throughputs (% of peak) the report holds: sm, memory, dram."""
     return {n: v for n, v in (("sm", k.get(SM_SOL)), ("memory", k.get(MEM_SOL)), ("dram", k.get(DRAM_SOL))) if v is not None}
+# L2 read-miss sectors by the aperture they go to: system memory (host memory over PCIe) or the GPU's own DRAM.
+SYSMEM_READ_SECTORS = "lts__t_sectors_srcunit_tex_aperture_sysmem_op_read_lookup_miss.sum"
+DEVICE_READ_SECTORS = "lts__t_sectors_srcunit_tex_aperture_device_op_read_lookup_miss.sum"
+SYSMEM_SECTORS = "lts__t_sectors_aperture_sysmem_lookup_miss.sum"  # every unit, reads and writes (older sections)
+DEVICE_SECTORS = "lts__t_sectors_aperture_device_lookup_miss.sum"
+PCIE_READ_RATE = "pcie__read_bytes.sum.per_second"
