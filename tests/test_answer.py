@@ -10,6 +10,8 @@ ISSUE_MECHANISMS = {
     "atomic_contention", "warp_divergence", "no_tensor_cores", "excess_dram_traffic", "instruction_bound",
     "near_peak", "rank_imbalance", "thermal_throttle", "comms_wait",
     "allocator_churn",  # issue 9: GPU idle inside cudaMalloc/cudaFree is not the host's own computation
+    # holdout 8 (2026-12-01): causes the catalog had no id for, named by the engine and checked by the critic
+    "zero_copy_reads", "managed_migration", "default_stream_serialization",
 }
 
 
