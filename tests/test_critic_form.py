@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from kernel_profiler.critic import AnswerFormatError, parse_answer
-from kernel_profiler.critic.form import addressed_to_reviewer, causal_chain, clean, fix_metric_direction
+from kernel_profiler.critic.chain import causal_chain
+from kernel_profiler.critic.form import addressed_to_reviewer, clean, fix_metric_direction
 from kernel_profiler.critic.numbers import quantities, sentences
 
 BODY = {"Bottleneck": "`k` is limited by bank conflicts.", "Evidence": "- duration: 326.8 us (ncu.ncu-rep)",

@@ -29,7 +29,8 @@ from .number_check import check_numbers
 from .claim import blamed_rank, claimed_mechanism
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
-from .form import addressed_to_reviewer, causal_chain
+from .chain import causal_chain
+from .visible import addressed_to_reviewer
 from .match import (answer_scope, close, kernel_mentions)
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
 
@@ -62,7 +63,7 @@ def check_mechanism(c: Context) -> list[str]:
         return []
     if _inconclusive(a):
         return []
-    why = causal_chain(a.explanation, _causes(c))
+    why = causal_chain(a.explanation, _causes(c), a.bottleneck)
     return [f"Mechanism: {why}. Say why the code causes the measured numbers and how far that keeps it from the "
             f"roofline (or what idle/copy time it explains)."] if why else []
 
@@ -90,14 +91,14 @@ def _inconclusive(a: Answer) -> bool:
 def _is_dump(c: Context) -> bool:
     a = c.answer
     n = len(a.evidence) + len(quantities(a.explanation)) + len(METRIC_TOKEN.findall(a.explanation or ""))
-    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, _causes(c)) is not None \
+    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, _causes(c), a.bottleneck) is not None \
         and not _inconclusive(a)
 
 
 def check_not_a_dump(c: Context) -> list[str]:
     if not (c.answer.explanation or "").strip() or not _is_dump(c):
         return []
-    why = causal_chain(c.answer.explanation, _causes(c))
+    why = causal_chain(c.answer.explanation, _causes(c), c.answer.bottleneck)
     return [f"The answer lists counters without a causal chain ({why}): keep the two or three numbers that establish "
             f"the bottleneck and explain measurement -> mechanism -> gap."]
 
@@ -123,7 +124,22 @@ def check_signature(c: Context) -> list[str]:
     if status == signatures.ABSENT:
         who = f"`{c.facts.kernels.get(key, key)}`" if key else "the program"
         return [f"The answer claims {mid.replace('_', ' ')}, but the captures contradict it for {who}: {txt}."]
-    return _wrong_rank(c, mid) + _no_spill(c, mid, x) if status == signatures.PRESENT else []
+    return (_wrong_rank(c, mid) + _no_spill(c, mid, x) if status == signatures.PRESENT else []) + _not_thermal(c, mid)
+
+
+_HEAT = re.compile(r"\bthermal|\btemperature|\boverheat|\bheat\b|\bhot\b|\bcooling\b", re.I)
+
+
+def _not_thermal(c: Context, mid: str) -> list[str]:
+    """Clocks blamed on heat where the driver's reasons while busy are power, never thermal."""
+    text = f"{c.answer.bottleneck} {c.answer.explanation}"
+    thermal = c.facts.named("telemetry.thermal_reasons")
+    power = c.facts.named("telemetry.power_reasons")
+    if mid != "thermal_throttle" or not _HEAT.search(text) or re.search(r"\bpower", text, re.I) or \
+            not thermal or not power or thermal[0].value or not power[0].value:
+        return []
+    return ["The answer blames temperature, but the clock-event reasons NVML reports while the GPU is busy are power "
+            "reasons only (no thermal slowdown): the clock is held down by the power limit, not by heat."]
 
 
 # local memory blamed on register pressure ("spills registers", "raise -maxrregcount"), not on an array on the stack
@@ -192,11 +208,16 @@ def timeline_verdict(f: Facts) -> Optional[str]:
 
 def check_bound(c: Context) -> list[str]:
     b, v, s = answer_bound(c), timeline_verdict(c.facts), c.facts.timeline
-    if b is None or v is None or s is None or b in ("inconclusive", "comms"):
+    if b is None or b in ("inconclusive", "comms"):
         return []
+    if v is None or s is None:  # one kernel's profile, no timeline: the kernel's own counters still hold its bound
+        return _kernel_bound(c, b) if b in KERNEL_BOUNDS else []
     if b == "host" and len(c.facts.diagnosis.ranks if c.facts.diagnosis else []) >= 2:
         return _host_of_ranks(c)
     busy = f"GPU busy {s.busy_fraction:.0%} of the {s.window_ns / 1e6:.1f} ms steady window"
+    if c.claimed == "startup_dominated" and v in ("host", "transfer") and s.window_ns:
+        return [f"The answer blames start-up, but the timeline's steady state is {v}-bound ({busy}): the "
+                f"{s.startup_ns / 1e9:.2f} s of start-up is paid once, the steady window is what a longer run repeats."]
     if v in ("host", "transfer", "startup") and (b in KERNEL_BOUNDS or b == "kernel"):
         return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%}): no kernel change can fix idle time; answer on the timeline."]

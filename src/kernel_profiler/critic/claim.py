@@ -45,7 +45,7 @@ DONE = re.compile(
     r"\bleave (?:it|this|that|the|[\w`]+)(?: [\w`()-]+){0,3}? (?:alone|as it is|untouched|unchanged)\b|"
     r"\bleave (?:it|the kernel|this kernel)\b|^\s*leave\b|[.;:—–]\s*leave\b|"
     r"\b(?:at|on|near|close to|within [^.;:]{0,25}? of) (?:its|the|that|this) ([\w./-]+ ){0,3}?"
-    r"(?:roofline|roof|ceiling|peak|floor|limit)\b", re.I)
+    r"(?:roofline|roof|ceiling|peak|floor|limit)\b(?! of (?:its|the|a) (?:own )?(?:dependen|latency|serial|chain))", re.I)
 # words inside a done statement that name the ceiling, not a cause ("near the tensor-core roof")
 _CEILING_PHRASE = re.compile(r"\b(?:at|on|near|close to|within [^.;:]{0,25}? of) (?:its|the|that|this) "
                              r"([\w./-]+ ){0,3}?(?:roofline|roof|ceiling|peak|floor|limit)\b", re.I)
@@ -54,7 +54,8 @@ _CLAUSE = re.compile(r"[;:()\[\]]|[.!?](?=\s|$)|\s[—–]\s|,\s(?:and|but|while
 
 
 _NAMES = re.compile(r"\b\w+_\w*")  # identifiers (`fused_chain`, `histogram_atomic`) name code, not causes
-_ALREADY = re.compile(r"\balready\b", re.I)  # "the fusion already cut the traffic": a state reached, not a cause
+# "the fusion already cut the traffic", "now runs at full occupancy", "fully coalesced": a state reached, not a cause
+_ALREADY = re.compile(r"\balready\b|\bat full\b|\bfully\b", re.I)
 
 
 def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:

@@ -611,6 +611,11 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.add("telemetry.clock_ratio", th["clock_max_mhz"] / th["clock_median_mhz"], "ratio", src, None, "max / median clock")
         f.add("telemetry.busy_samples", th["busy"], "count", src, None, "busy samples")
         f.add("telemetry.throttled_samples", th["throttled"], "count", src, None, "throttled samples")
+        from ..telemetry import POWER_REASONS, THERMAL_REASONS
+        f.add("telemetry.thermal_reasons", len(set(th["reasons"]) & THERMAL_REASONS), "count", src, None,
+              "thermal clock-event reasons while busy")
+        f.add("telemetry.power_reasons", len(set(th["reasons"]) & POWER_REASONS), "count", src, None,
+              "power clock-event reasons while busy")
     _rank_facts(f, diagnosis)
     spec = devices.lookup(diagnosis.device or (arts.kernel_profiles[0].device if arts.kernel_profiles else None))
     if spec is not None:

@@ -187,10 +187,12 @@ def _fix_size(c: "Context") -> list[str]:
     r = c.facts.rooflines.get(key) if key else None
     s = c.facts.timeline
     kernels = s.kernel_ns / s.window_ns if s is not None and s.window_ns else 0.0
-    if c.claimed in catalog.HOST_MECHANISMS and "transfer" in catalog.CATALOG[c.claimed].bounds and kernels > 0:
+    program = c.claimed in catalog.HOST_MECHANISMS and catalog.CATALOG[c.claimed].scope == "program"
+    # (a kernel that reads host memory over PCIe, zero_copy_reads, is a transfer cause inside the kernel's own time)
+    if program and "transfer" in catalog.CATALOG[c.claimed].bounds and kernels > 0:
         # a faster copy shortens the copies themselves: the kernels' own time is what stays
         limit, what = 1 / kernels, f"the kernels alone take {kernels:.0%} of the window"
-    elif c.claimed in catalog.HOST_MECHANISMS and s is not None and s.busy_fraction > 0:
+    elif program and s is not None and s.busy_fraction > 0:
         limit, what = 1 / s.busy_fraction, f"the GPU is already busy {s.busy_fraction:.0%} of the window"
     elif r is not None and c.claimed != "no_tensor_cores":
         limit, what = max(r.gap, r.stated_gap), f"the kernel runs {r.stated_gap:.1f}x its roofline floor"

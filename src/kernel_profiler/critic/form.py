@@ -1,12 +1,8 @@
-"""The form of an answer: cleaning, parsing into four parts, and the tricks the critic refuses.
+"""The form of an answer: parsing into four parts.
 
-- `clean` strips what a reader does not see (HTML comments, hidden elements, tags, zero-width and
-  bidi characters) before any check, so keywords cannot be hidden from the user but shown to the critic.
-- `addressed_to_reviewer` finds text written to the reviewer instead of the user (looked for in the
-  raw text, hidden parts included).
 - `parse_answer` reads Answer JSON (any shape kernel-profiler writes) or Markdown with `## Bottleneck`, `**Bottleneck:**`,
-  `1. Bottleneck:` or plain `Bottleneck:` headings.
-- `causal_chain` tells a mechanism from a counter dump: a measurement, a cause, and its tie to the gap.
+  `1. Bottleneck:` or plain `Bottleneck:` headings, labels in other words, and the parts a layout leaves unlabelled.
+- What a reader sees (`clean`, `addressed_to_reviewer`) is in visible.py; the causal chain in chain.py.
 """
 from __future__ import annotations
 
@@ -22,87 +18,7 @@ from .numbers import (ARTIFACT_TOKEN, BARE, METRIC_TOKEN, Quantity, family_and_f
                       to_quantity)
 from .arithmetic import chains
 from .direction import fix_metric_direction
-
-_COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
-_HIDDEN = re.compile(r"<(\w+)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|hidden)[^>]*>.*?</\1\s*>",
-                     re.S | re.I)
-_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def clean(text: str) -> str:
-    """What a reader of the rendered answer sees."""
-    t = _COMMENT.sub(" ", text or "")
-    t = _HIDDEN.sub(" ", t)
-    t = _TAG.sub(" ", t)
-    return _INVISIBLE.sub("", t)
-
-
-_REVIEWER = re.compile(
-    r"\b(?:critic|reviewer|grader|evaluator|judge|verifier|checker|auditor|(?:the |this )?(?:AI|LLM|language model|assistant))\b"
-    r"[^.\n]{0,80}\b(?:accept|approve|pass|mark|rate|score|verdict|ignore|disregard|should|must|please|note)\b"
-    r"|\b(?:accept|approve|pass)\b[^.\n]{0,40}\b(?:this|the) (?:answer|diagnosis|response)\b"
-    r"|\bignore (?:all |any )?(?:previous|prior|above|earlier|the) (?:instructions|checks|rules)"
-    r"|\bnote (?:to|for) (?:the )?(?:critic|reviewer|grader|evaluator)|\bdear (?:critic|reviewer)\b"
-    r"|\b(?:critic|reviewer)s?\s*:", re.I)
-
-
-def addressed_to_reviewer(raw: str) -> Optional[str]:
-    m = _REVIEWER.search(raw or "")
-    return m.group(0).strip() if m else None
-
-
-# ----------------------------------------------------------------------------- causal chain
-_CAUSAL = re.compile(r"\b(because|since|so that|so|causes?|caused|due to|therefore|thus|which (means|makes|forces|"
-                     r"leaves|limits|splits)|means|forc\w+|lead\w*|result\w*|split\w*|serializ\w+|wait\w*|stall\w*|"
-                     r"cannot|can['’]t|instead|hence|drains?|starv\w+|bound by|limited by|limits?|saturat\w+|queue\w*|costs?|overlap\w*|comes? from|explains?|dominat\w+|"
-                     r"add up|block\w*|pays?|spends?|so no|only|eats?|spins?|hides?|expos\w+|amortiz\w+|bottleneck\w*|"
-                     r"sets? the|governs?|determines?|caps?|throttl\w+|leaves? \w+ idle)\b", re.I)
-_GAP = re.compile(r"roofline|floor|\bgap\b|peak|ceiling|speed[- ]of[- ]light|\bSOL\b|TB/s|GB/s|FLOP/s|"
-                  r"% of (the )?(peak|ceiling|hardware|bandwidth)|\bidl(e|es|ed|ing)\b|\bbusy\b|\bwait\w*|\bspin\w*|overlap|"
-                  r"\d(\.\d+)?\s?x\b|times (slower|faster|the|longer|more)|bandwidth|throughput|done once|one-time|"
-                  r"start-?up|copy time|fraction of|step time|per[- ]step|drain\w*", re.I)
-# a sentence that relates a measured number to a ceiling, to idle/wait time or to another number ("124 us is 1.17x the
-# 106 us floor", "the idle time (29.9 ms) is all launch overhead", "the lag is ~1% of a 10.5 ms step"): an explanation,
-# not a list of counters ("the kernel shows 32 wavefronts and a 3x gap")
-_LINK = re.compile(r"\b(is|are|was|runs?|takes?|sits?|reach\w*|gets?|moves?|delivers?|costs?|spends?|accounts? for|"
-                   r"means?|makes?|leaves?|stays?|remains?|needs?|comes? to)\b|=|≈|→", re.I)
-_REPORTS = re.compile(r"\b(shows?|lists?|reports?|counters?|the table|elevated|these are)\b", re.I)
-_RELATED = re.compile(r"roofline|floor|ceiling|\blimit\b|speed[- ]of[- ]light|\bSOL\b|\blink\b|the least|at best|"
-                      r"theoretical|full rate|\bidl\w+|\bwait\w*|\bbusy\b|\bstep\b|\d(\.\d+)?\s?x\b|"
-                      r"times (slower|faster|longer|more)|\b(than|versus|vs\.?|against|compared)\b", re.I)
-
-
-def relates(sentence: str) -> bool:
-    """Whether the sentence relates a number to a ceiling, to idle/wait time or to another number."""
-    plain = scrub(sentence)
-    return bool(re.search(r"\d", plain) and _LINK.search(plain) and _RELATED.search(plain)
-                and not _REPORTS.search(plain))
-
-
-_ARROW_STEP = re.compile(r"\s(?:->|→|=>|⇒)\s")
-
-
-def causal_chain(mechanism: str, claimed: list[str]) -> Optional[str]:
-    """None when the mechanism links a cause to the gap (in any wording: a verb or connective of cause, or a number
-    related to a ceiling or to idle time); else what is missing."""
-    text = scrub(mechanism or "")
-    words = re.findall(r"[A-Za-z]{3,}", text)
-    prose = [s for s in sentences(mechanism) if len(re.findall(r"[A-Za-z]{3,}", scrub(s))) >= 6
-             and len(METRIC_TOKEN.findall(s)) <= 2]
-    arrows = len(_ARROW_STEP.findall(text)) >= 2  # "stride 32 floats -> same bank -> 32-way": a chain in notation
-    if (len(words) < 10 and not (arrows and len(words) >= 6)) or not prose:
-        return "the mechanism is not an explanation (too few words of prose)"
-    related = any(relates(s) for s in sentences(mechanism))
-    if not related and not arrows and not any(_CAUSAL.search(scrub(s)) for s in prose):
-        return ("the mechanism names no cause (no 'because', 'limits', 'stalls', 'waits', ..., and no number related "
-                "to a ceiling or to idle time)")
-    if not claimed:
-        return "the mechanism names no recognisable cause (bank conflicts, uncoalesced access, spills, occupancy, ...)"
-    if not related and not _GAP.search(text):
-        return "the mechanism is not tied to the gap to the roofline (or to the idle/copy time)"
-    return None
-
+from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
@@ -268,8 +184,10 @@ def _parse_markdown(text: str) -> Answer:
         sections.update(_terse(text))
     else:
         _fill(sections)
-    if sections.get("evidence") and not sections.get("mechanism") and len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:
-        sections["mechanism"] = sections["evidence"]  # a terse note explains inside its evidence lines
+    if sections.get("evidence") and len(re.findall(r"[A-Za-z]{3,}", scrub(sections.get("mechanism", "")))) < 10 and \
+            len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:  # a terse note explains inside its verdict
+        sections["mechanism"] = "\n".join(sections.get(p, "") for p in ("bottleneck", "mechanism", "evidence")).strip()
+        # and its evidence lines ("indexed by hash -> lives on the stack"), its mechanism line only closes the gap
     if not sections:
         raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
                                 "(as ## headings, **bold:** labels or plain 'Label:' lines), is not JSON, and has "
