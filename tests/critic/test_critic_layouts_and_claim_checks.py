@@ -175,3 +175,50 @@ def test_uncoalesced_access_on_a_side_that_moves_few_dram_bytes_sets_no_limit(ca
     assert not stores.checks["signature"] and any("of the DRAM bytes" in r for r in stores.reasons), stores.reasons
     loads = case("tr_strided").critique(answer(head.format(k="gather_transpose"), [], mech, fix))
     assert loads.checks["signature"], loads.reasons  # the strided loads carry the bytes
+
+
+def test_a_kernel_s_bound_is_held_to_its_counters_without_a_timeline(captures):
+    from kernel_profiler.critic import critique_text
+    ncu = [captures.path("cu_divergence", "ncu.ncu-rep")]
+    mech = ("Every warp holds all 8 rules, so each instruction issues with a few lanes enabled and the SM spends its "
+            "issue slots on masked work: the kernel runs ~9x from its FP32 floor.")
+    fix = "Group threads by rule (rule = warp index & 7); `gpu__time_duration.sum` should decrease ~7x."
+    memory = critique_text(answer("`branchy` is memory-bound: its loads miss L2 and the SMs wait on DRAM.", [], mech,
+                                  fix), ncu)
+    assert not memory.checks["bound"] and any("SM is" in r for r in memory.reasons), memory.reasons
+    issue = critique_text(answer("`branchy` is compute-bound on divergent warps.", [], mech, fix), ncu)
+    assert issue.checks["bound"], issue.reasons
+
+
+def test_start_up_is_the_answer_only_where_the_steady_state_does_not_repeat_another_cost(case):
+    head = "The program is dominated by one-time start-up: imports, the CUDA context and building the inputs."
+    mech = ("The process spends seconds before its first kernel, and that start-up dwarfs the few milliseconds of "
+            "steps that follow, so the run's wall time is set by one-time work.")
+    fix = "Pay the start-up once in a long-lived process; the step time should decrease relative to the wall time."
+    steady = case("h6_py_tensor_from_list").critique(answer(head, [], mech, fix))
+    assert not steady.checks["bound"] and any("paid once" in r for r in steady.reasons), steady.reasons
+    startup = case("py_startup").critique(answer(head, [], mech, fix))
+    assert not any("paid once" in r for r in startup.reasons), startup.reasons
+
+
+def test_heat_is_refused_where_the_clock_is_held_by_power(case):
+    c = case("telemetry")
+    ev = ["SM clock 1485 MHz median while busy against 1980 MHz maximum (`telemetry_gemm.json`)"]
+    fix = "Nothing to change in the code; the SM clock should stay ~1485 MHz under this limit."
+    heat = c.critique(answer("The GEMM runs on throttled clocks: thermal throttling.", ev,
+                             "The die heats up under the tensor-core load and the GPU lowers its clock; every MHz "
+                             "lost is tensor throughput lost, 25% here.", fix))
+    assert any("power reasons only" in r for r in heat.reasons), heat.reasons
+    power = c.critique(answer("The GEMM runs on throttled clocks: the board's power cap.", ev,
+                              "The tensor cores draw the board to its power limit and the driver lowers the clock "
+                              "until power fits: every MHz lost is tensor throughput lost, 25% here.", fix))
+    assert not any("power reasons only" in r for r in power.reasons), power.reasons
+
+
+def test_a_cause_stated_in_the_verdict_completes_a_mechanism_that_works_out_the_rest():
+    from kernel_profiler.critic.chain import causal_chain
+    mech = ("sass.txt has F2F.F64.F32, DFMA, F2F.F32.F64 for each of the 8 unrolled iterations: 8.59e9 conversions at "
+            "16 per clock per SM take 2.06 ms, 94% of the kernel.")
+    verdict = "damp spends its time converting float<->double, and the XU pipe that runs them is 93.8% busy."
+    assert causal_chain(mech, ["instruction_bound"], verdict) is None
+    assert causal_chain(mech, ["instruction_bound"], "damp: 2.198 ms per launch.") is not None
