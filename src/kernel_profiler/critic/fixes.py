@@ -91,9 +91,15 @@ def at_roofline(c: "Context") -> bool:
 
 
 def subject(c: "Context") -> Optional[str]:
-    """The profiled kernel the answer is about."""
-    prim = [k for k in c.scope.primary if k in c.facts.profiles]
-    return prim[0] if prim else (next(iter(c.scope.primary)) if c.scope.primary else None)
+    """The profiled kernel the answer is about: of the kernels its bottleneck names, the one named first (a set's
+    order changes from run to run with Python's hash seed; the verdict must not)."""
+    text = c.answer.bottleneck or ""
+
+    def first(k: str) -> tuple[int, str]:
+        at = text.find(c.facts.kernels.get(k, k) or k)
+        return (at if at >= 0 else len(text) + 1, k)
+    prim = sorted((k for k in c.scope.primary if k in c.facts.profiles), key=first)
+    return prim[0] if prim else (min(c.scope.primary, key=first) if c.scope.primary else None)
 
 
 def check_fix(c: "Context") -> list[str]:
