@@ -222,3 +222,28 @@ def test_a_cause_stated_in_the_verdict_completes_a_mechanism_that_works_out_the_
     verdict = "damp spends its time converting float<->double, and the XU pipe that runs them is 93.8% busy."
     assert causal_chain(mech, ["instruction_bound"], verdict) is None
     assert causal_chain(mech, ["instruction_bound"], "damp: 2.198 ms per launch.") is not None
+
+
+def test_count_nouns_shape_factors_and_binary_multiples_are_read_as_written():
+    from kernel_profiler.critic.match import candidates
+    from kernel_profiler.critic.numbers import to_quantity
+    assert quantities("204.5M warp instructions")[0].unit == "instructions"  # what is counted is the last noun
+    assert quantities("132 blocks on 132 SMs")[0].unit == "blocks"
+    assert metric_values("The kernel copies a 256×32 float tile: 14.7M bank conflicts")[0].written.startswith("14.7M")
+    assert metric_values("- 3 x 16.8 MB = 50.3 MB")[0].written == "3 x"  # a product of a count and a size: no shape
+    assert quantities("the 64K register file")[0].alt == 65536 and quantities("64 registers")[0].alt is None
+    assert "pct" not in {fam for fam, _, _ in candidates(to_quantity("4.29", "e9", None, None))}
+    assert "pct" in {fam for fam, _, _ in candidates(to_quantity("42", None, None, None))}
+
+
+def test_a_transfer_bound_fix_measured_on_a_minor_kernel_cannot_move_the_step(case):
+    c = case("ho_py_numpy_upload")
+    head = "The step is transfer-bound on a pageable host-to-device copy of the numpy array."
+    mech = ("A pageable source is staged through a pinned bounce buffer by the CPU, so the copy runs at CPU memcpy "
+            "speed and takes nearly all of the step while the GPU waits.")
+    kernel = c.critique(answer(head, [], mech, "Use a tree reduction for the sum: expect `reduce_kernel` time to go "
+                                               "down from 35.7 us to about 15 us and the step time with it."))
+    assert not kernel.checks["fix"] and any("cannot move the step" in r for r in kernel.reasons), kernel.reasons
+    pinned = c.critique(answer(head, [], mech, "Copy from a pinned buffer: expect the step time to go down ~4x; "
+                                               "`reduce_kernel` stays as it is."))
+    assert not any("cannot move the step" in r for r in pinned.reasons), pinned.reasons

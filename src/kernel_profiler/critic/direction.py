@@ -35,7 +35,7 @@ _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)
                       re.I)
 
 
-def _clause_direction(clause: str) -> Optional[str]:
+def clause_direction(clause: str) -> Optional[str]:
     """The direction the clause states first: a move from one value to another, or a direction word."""
     moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and _num(m.group(1)) != _num(m.group(2))]
     d = _DIR_RE.search(clause)
@@ -82,7 +82,7 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
     moves = []
     for m, name in found:
         nxt = [x for x in starts if x > m.start()] + [x.start() + m.end() for x in [re.search(r"[.;](\s|$)", plain[m.end():])] if x]
-        d = _clause_direction(plain[m.end():min(nxt)] if nxt else plain[m.end():])
+        d = clause_direction(plain[m.end():min(nxt)] if nxt else plain[m.end():])
         if d:
             moves.append((name, d))
     # the launch setting a fix changes ("grid 16 -> 4,096") is the change; the metric after it is what it moves

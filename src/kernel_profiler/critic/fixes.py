@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Optional
 
 from .. import catalog
 from ..catalog import CATALOG
-from .direction import SETTING as _SETTING
+from .direction import SETTING as _SETTING, clause_direction
+from .match import kernel_mentions
 from .numbers import METRIC_TOKEN
 
 if TYPE_CHECKING:
@@ -67,6 +68,29 @@ def _resource(metric: str) -> Optional[str]:
     return hits[0] if len(hits) == 1 else None
 
 
+MINOR_KERNEL_SHARE = 0.10  # a kernel under this share of the step cannot move a host- or transfer-bound step
+
+
+def _minor_kernel(c: "Context", metric: str, e) -> Optional[str]:
+    """A fix of a host- or transfer-bound program measured on one kernel that takes a small share of the step."""
+    if e is None or not set(e.bounds[:1]) & {"host", "transfer"} or e.scope != "program":
+        return None
+    step = c.facts.named("timeline.steady_step_median_ns")
+    text = c.answer.fix_text.replace("`", " ")
+    for key in kernel_mentions(f"{metric} {text}", c.facts):
+        name = c.facts.kernels.get(key, key) or key
+        at = text.find(name)
+        said = text[at + len(name):].split(". ")[0] if at >= 0 else ""
+        if name not in metric and not clause_direction(said):
+            continue  # named in passing, not as what the fix moves
+        per = [f for f in c.facts.named("timeline.kernel_ns_per_step", key) if f.kernel == key]
+        if step and per and per[0].value < MINOR_KERNEL_SHARE * step[0].value:
+            return (f"The fix's metric is `{c.facts.kernels.get(key, key)}`'s time, {per[0].value / 1e3:.1f} us of a "
+                    f"{step[0].value / 1e6:.2f} ms step ({per[0].value / step[0].value:.1%}): the answer says "
+                    f"{e.id.replace('_', ' ')} ({e.bound}-bound) is the limit, so that kernel cannot move the step.")
+    return None
+
+
 def _at_zero(c: "Context", metric: str) -> Optional[str]:
     """The kernel in question, when the fix's metric (named in full) is measured as 0 for it."""
     key = subject(c)
@@ -109,9 +133,8 @@ def check_fix(c: "Context") -> list[str]:
     out = []
     metric, direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
     metric = (metric or "").strip()
-    if at_roofline(c) and _LEAVE.search(a.fix_text):
-        return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move (what else it
-        # mentions, "any launch tweak keeps the time around 0.5 ms", is no promise to move one)
+    if (not metric or direction not in ("increase", "decrease")) and at_roofline(c) and _LEAVE.search(a.fix_text):
+        return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move
     if not metric:
         out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
     if direction not in ("increase", "decrease"):
@@ -120,6 +143,9 @@ def check_fix(c: "Context") -> list[str]:
         return out
     e = CATALOG.get(c.claimed or "")
     what = e.id.replace("_", " ") if e is not None else "the cause it names"
+    minor = _minor_kernel(c, metric, e)
+    if minor is not None:
+        return [minor]
     zero = _at_zero(c, metric) if direction == "decrease" else None
     if zero is not None:
         return [f"The fix says '{metric}' will decrease, but the captures measure it as 0 for `{zero}`: a metric at 0 "

@@ -184,7 +184,8 @@ def _parse_markdown(text: str) -> Answer:
         sections.update(_terse(text))
     else:
         _fill(sections)
-    if sections.get("evidence") and len(re.findall(r"[A-Za-z]{3,}", scrub(sections.get("mechanism", "")))) < 10 and \
+    said = len(re.findall(r"[A-Za-z]{3,}", scrub(sections.get("mechanism", ""))))
+    if sections.get("evidence") and said < 10 and \
             len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:  # a terse note explains inside its verdict
         sections["mechanism"] = "\n".join(sections.get(p, "") for p in ("bottleneck", "mechanism", "evidence")).strip()
         # and its evidence lines ("indexed by hash -> lives on the stack"), its mechanism line only closes the gap
@@ -335,6 +336,10 @@ def _numbers(line: str) -> list[Quantity]:
     return sorted(with_unit + bare, key=lambda q: q.start)
 
 
+_SHAPE_FACTOR = re.compile(r"\s?[x×]?\s?\d+(?![\d.]|,\d)(?!\s?(?:[kKMGT]i?B\b|bytes?|[mun]?s\b|µs|%))")  # "256×32 float"
+_SHAPE_FACTOR_BEFORE = re.compile(r"(?<![\d.])\d+\s?[x×]\s?$")
+
+
 def _headline(line: str, nums: list[Quantity]) -> Quantity:
     """The value an evidence line cites: its first number, or, for a ratio of two metrics, the result of the
     arithmetic that number starts (`sectors / requests = 67,108,864 / 2,097,152 = 32`)."""
@@ -342,7 +347,12 @@ def _headline(line: str, nums: list[Quantity]) -> Quantity:
     for st in chains(line) if metric and "/" in metric.group(0) else ():  # a ratio of two metrics, worked out
         if st.ok and st.operands[0].start == nums[0].start:
             return next((q for q in nums if q.start == st.result.start), nums[0])
-    return nums[0]
+    t = scrub(line)  # "copies a 256×32 float tile ...": the factors of a shape are no measurement
+    def factor(q: Quantity) -> bool:
+        times = q.unit in ("x", "×") or re.match(r"\s?[x×]", t[q.end:])
+        return bool(times and _SHAPE_FACTOR.match(t, q.end) and "." not in q.written) or \
+            bool(_SHAPE_FACTOR_BEFORE.search(t[:q.start]) and not q.unit and "." not in q.written)
+    return next((q for q in nums if not factor(q)), nums[0])
 
 
 def metric_values(line: str) -> list[Quantity]:

@@ -136,7 +136,8 @@ def candidates(q: Quantity) -> list[tuple[str, float, float]]:
             out += [("bytes", q.alt, t * q.alt / max(v, 1e-30)), ("count", q.alt, t * q.alt / max(v, 1e-30))]
         return out
     if q.family == "count":
-        return [(fam, v, t) for fam in ("count", "ratio", "pct", "bytes")]
+        return [(fam, v, t) for fam in ("count", "ratio", "pct", "bytes") if fam != "pct" or v <= 100.0] + \
+            ([("count", q.alt, t * q.alt / max(v, 1e-30))] if q.alt else [])
     return [(q.family, v, t)]
 
 

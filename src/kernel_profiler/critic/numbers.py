@@ -103,6 +103,8 @@ def to_quantity(num: str, exp: Optional[str], mult: Optional[str], unit: Optiona
     pm = re.match(r"([kKMGT])(?:B|byte)", unit or "")
     if pm:
         alt = v * 1.024 ** " KMGT".index(pm.group(1).upper())
+    elif mult and fam == "count" and not frac and not exp:  # "64K registers" may be 65,536; "64M floats" 2^26
+        alt = v * 1.024 ** " KMG".index(mult.upper())
     return Quantity(written=f"{num}{exp or ''}{mult or ''}{(' ' + unit) if unit else ''}", value=v, family=fam,
                     tol=0.5 * step * scale * factor, alt=alt, unit=unit or "", start=start, end=end)
 
@@ -148,7 +150,19 @@ def quantities(text: str) -> list[Quantity]:
             start = q.start - (len(t[max(0, q.start - 24):q.start]) - head.start())
             if not any(x.start <= start < x.end for x in out):
                 out.append(to_quantity(head["num"], head["exp"], head["mult"], q.unit, start, start + len(head["num"])))
-    return sorted((_approx(q, t) for q in out), key=lambda q: q.start)
+    return sorted((_approx(_noun(q, t), t) for q in out), key=lambda q: q.start)
+
+
+# "204.5M warp instructions": a count noun that qualifies the next one ("warp", "block") is not what is counted
+_NEXT_NOUN = re.compile(rf"\s+(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
+
+
+def _noun(q: Quantity, t: str) -> Quantity:
+    m = _NEXT_NOUN.match(t, q.end)
+    if not m or not re.fullmatch(COUNT_NOUNS, q.unit or "") or "-" in t[q.start:q.end]:
+        return q  # "a 256-thread block" counts threads
+    return Quantity(q.written.rsplit(" ", 1)[0] + " " + m["unit"] if " " in q.written else f"{q.written} {m['unit']}",
+                    q.value, q.family, q.tol, q.alt, m["unit"], q.start, m.end())
 
 
 def evidence_quantity(value: float, unit: Optional[str]) -> Quantity:
