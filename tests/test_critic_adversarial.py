@@ -29,7 +29,10 @@ DATA = Path(__file__).parent / "data"
 # set -> (max false accepts, max false rejects). `adversarial_holdout` (28 expected rejects, 19 expected accepts) was
 # scored blind once (1/28 and 15/19 before this session's critic work, 0/28 and 14/19 after it) and has been a
 # development set since: the critic was then fixed against it with general rules (tests/critic/).
-RATCHET = {"adversarial": (0, 1), "adversarial_holdout": (0, 0)}
+# `adversarial_blind17` (45 answers, all Diagnosis JSON: the form the Claude path submits through submit_answer) was
+# written blind on 2026-12-01 and scored once, at c33ab6e: 1/25 false accepts, 2/20 false rejects. Its bounds guard
+# that form against regressions; a failure prints its misses, and the set is a development set from then on.
+RATCHET = {"adversarial": (0, 1), "adversarial_holdout": (0, 0), "adversarial_blind17": (1, 2)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))

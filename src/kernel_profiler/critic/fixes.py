@@ -80,9 +80,9 @@ def _minor_kernel(c: "Context", metric: str, e) -> Optional[str]:
     for key in kernel_mentions(f"{metric} {text}", c.facts):
         name = c.facts.kernels.get(key, key) or key
         at = text.find(name)
-        said = text[at + len(name):].split(". ")[0] if at >= 0 else ""
-        if name not in metric and not clause_direction(said):
-            continue  # named in passing, not as what the fix moves
+        said = re.split(r"[;,\n]|\.(?!\d)", text[at + len(name):], maxsplit=1)[0] if at >= 0 else ""
+        if name not in metric and not (clause_direction(said) and re.search(r"\btime\b|duration|\d\s?(?:us|µs|ms)\b", said)):
+            continue  # named in passing (a table row, "`work` stays"), not as the time the fix moves
         per = [f for f in c.facts.named("timeline.kernel_ns_per_step", key) if f.kernel == key]
         if step and per and per[0].value < MINOR_KERNEL_SHARE * step[0].value:
             return (f"The fix's metric is `{c.facts.kernels.get(key, key)}`'s time, {per[0].value / 1e3:.1f} us of a "
