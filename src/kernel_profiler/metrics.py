@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import numpy as np
 
 from .analysis.idle import blocking_calls
+from .analysis.intervals import rows_in
 from .analysis.streams import StreamUse, stream_use
 from .analysis.unified_memory import Migrations, migrations
 
@@ -42,7 +43,7 @@ class TimelineView:
 
     def window_copies(self) -> "pd.DataFrame":
         cp, (lo, hi) = self.timeline.copies, self.window
-        return cp[(cp["start_ns"] < hi) & (cp["end_ns"] > lo)] if len(cp) else cp
+        return rows_in(cp, lo, hi)
 
     def host_copies(self) -> "pd.DataFrame":
         """Host<->device copies in the steady window."""

@@ -4,6 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 
+def rows_in(df, lo: float, hi: float):
+    """The rows of a table with start_ns/end_ns (kernels, copies, memsets) that overlap [lo, hi]."""
+    return df[(df["start_ns"] < hi) & (df["end_ns"] > lo)] if len(df) else df
+
+
 def union(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge possibly overlapping intervals into sorted disjoint ones."""
     if len(starts) == 0:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-import pandas as pd
 
 from ..answer import Evidence, Finding, Fix
+from .intervals import rows_in
 from ..artifacts.tables import Timeline
 from ..catalog import CATALOG
 from ..display import duration
@@ -36,10 +36,6 @@ class StreamUse:
     kernel_ns: float  # summed kernel time in the window
 
 
-def _inside(df: pd.DataFrame, lo: float, hi: float) -> pd.DataFrame:
-    return df[(df["start_ns"] < hi) & (df["end_ns"] > lo)] if len(df) else df
-
-
 def overlapping_pairs(starts: np.ndarray, ends: np.ndarray) -> int:
     """Pairs (a, b) with a.start <= b.start < a.end, b after a in start order: kernels that run at the same time."""
     order = np.argsort(starts, kind="stable")
@@ -49,14 +45,14 @@ def overlapping_pairs(starts: np.ndarray, ends: np.ndarray) -> int:
 
 def stream_use(tl: Timeline, lo: float, hi: float) -> Optional[StreamUse]:
     """The window's stream use; None without kernels or stream ids."""
-    k = _inside(tl.kernels, lo, hi)
+    k = rows_in(tl.kernels, lo, hi)
     if not len(k) or k["stream"].isna().all():
         return None
     st, en = k["start_ns"].to_numpy(np.float64), k["end_ns"].to_numpy(np.float64)
     null = tl.null_streams
     null_ops = None
     if null:
-        null_ops = int(sum(int(_inside(df, lo, hi)["stream"].isin(list(null)).sum())
+        null_ops = int(sum(int(rows_in(df, lo, hi)["stream"].isin(list(null)).sum())
                            for df in (tl.kernels, tl.copies, tl.sets) if len(df)))
     dur = en - st
     small = None
@@ -84,7 +80,7 @@ def serialization_finding(tl: Timeline, lo: float, hi: float, steps: Optional[in
         return None
     src, n = tl.source, max(steps or 1, 1)
     sms = tl.gpus[0].sm_count if tl.gpus else None
-    k = _inside(tl.kernels, lo, hi)
+    k = rows_in(tl.kernels, lo, hi)
     rows = k[k["name"] == top] if top is not None else k
     blocks = int(rows.iloc[0]["grid_x"] * rows.iloc[0]["grid_y"] * rows.iloc[0]["grid_z"]) if len(rows) else None
     name = KernelName(str(top)).qualified if top is not None else "the kernels"

@@ -42,7 +42,7 @@ def migrations(copies: pd.DataFrame, lo: float, hi: float) -> Migrations:
     """The unified-memory migrations among `copies` (a Timeline's copies table) that overlap [lo, hi]."""
     if not len(copies):
         return Migrations(0.0, 0.0, 0.0, 0)
-    m = copies[copies["kind"].isin(UVM_KINDS) & (copies["start_ns"] < hi) & (copies["end_ns"] > lo)]
+    m = iv.rows_in(copies[copies["kind"].isin(UVM_KINDS)], lo, hi)
     if not len(m):
         return Migrations(0.0, 0.0, 0.0, 0)
     s, e = iv.union(*iv.clip(m["start_ns"].to_numpy(np.float64), m["end_ns"].to_numpy(np.float64), lo, hi))

@@ -20,6 +20,7 @@ from .. import devices
 from ..artifacts.tables import Artifacts, KernelProfile
 from ..catalog import TENSOR_OPS
 from ..answer import Diagnosis, Roofline, TimelineSummary
+from ..analysis.intervals import rows_in
 from ..analysis.kernels import dedupe
 from ..analysis.mechanisms.host_memory import host_reads
 from ..kernel_name import KernelName
@@ -424,7 +425,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             f.add("timeline.copy_group_bytes", float(size), "bytes", src, None, f"size of {len(grp)} {kind} copies")
     if tres is not None and tres.window and len(cp):
         lo, hi = tres.window
-        cpw = cp[(cp["start_ns"] < hi) & (cp["end_ns"] > lo)]
+        cpw = rows_in(cp, lo, hi)
         host = cpw[cpw["kind"].isin(["HtoD", "DtoH"])]
         for sel, label in ((cpw, "window"), (host, "host")):
             d = float((sel["end_ns"] - sel["start_ns"]).sum()) if len(sel) else 0
@@ -600,7 +601,7 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.spills[key] = (max(had[0], r.stack_bytes or 0),
                          max(had[1], (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0)))
     _timeline_facts(f, arts, diagnosis.timeline)
-    from ..telemetry import clock_throttling  # NVML samples given with the captures
+    from ..telemetry import POWER_REASONS, THERMAL_REASONS, clock_throttling  # NVML samples given with the captures
 
     th = clock_throttling(arts.telemetry) if arts.telemetry else None
     if th is not None:
@@ -611,7 +612,6 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.add("telemetry.clock_ratio", th["clock_max_mhz"] / th["clock_median_mhz"], "ratio", src, None, "max / median clock")
         f.add("telemetry.busy_samples", th["busy"], "count", src, None, "busy samples")
         f.add("telemetry.throttled_samples", th["throttled"], "count", src, None, "throttled samples")
-        from ..telemetry import POWER_REASONS, THERMAL_REASONS
         f.add("telemetry.thermal_reasons", len(set(th["reasons"]) & THERMAL_REASONS), "count", src, None,
               "thermal clock-event reasons while busy")
         f.add("telemetry.power_reasons", len(set(th["reasons"]) & POWER_REASONS), "count", src, None,

@@ -43,6 +43,7 @@ _BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>(?:[^*_
                          re.M)
 # a plain label in other words opening a line, its text after the colon
 _PLAIN_LABEL = re.compile(r"^[ \t]{0,3}(?P<w>[A-Za-z][^:\n]{0,100}?)[ \t]*:(?:[ \t]+(?=\S)|[ \t]*$)", re.M)
+_DASH = re.compile(r"\s(?:—|–|--)\s")
 _DASH_LABEL = re.compile(r"^[ \t]{0,3}(?P<w>[A-Za-z][\w '’]{0,40}?)[ \t]+(?:—|–|--)[ \t]+(?=\S)", re.M)
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
@@ -54,12 +55,17 @@ def _key(word: str) -> str:
     return next((k for k, pat in _KEYS if pat.match(w)), "fix")
 
 
+def _part_of(words: str) -> Optional[str]:
+    """The part a label in other words names ("Short version" -> bottleneck, "What I'd do" -> fix), or None."""
+    return next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
+
+
 def _free_headings(text: str) -> list[tuple[int, int, str]]:
     """(start, end, part) of headings written in other words, on a line of their own or as a bold label."""
     out = []
     for m in _BOLD_LABEL.finditer(text):
         words = m.group("w").strip()
-        part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
+        part = _part_of(words)
         if len(words.split()) <= 8 and (part is not None or re.fullmatch(r"[A-Z][\w '’-]*[.:]?", words.rstrip(".:"))):
             out.append((m.start(), m.end(), part or "other"))  # "**Arithmetic.**": a section of its own
     taken = {a for a, _, _ in out}
@@ -68,9 +74,9 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
     for m in labels:  # "What I'd do: pin the tensor ...", "What I looked at (nsys): ...", "Fix — remove the ..."
         if m.start() in taken or any(a <= m.start() < b for a, b, _ in out):
             continue
-        words = re.split(r"\(|\s(?:—|–|--)\s", m.group("w"))[0].strip()
-        part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
-        dash = re.search(r"\s(?:—|–|--)\s", m.group("w"))  # "Evidence — nsys, 20 steps (37.97 ms): ...": the label
+        dash = _DASH.search(m.group("w"))  # "Evidence — nsys, 20 steps (37.97 ms): ...": the label
+        words = m.group("w")[:dash.start() if dash else None].split("(")[0].strip()
+        part = _part_of(words)
         end = m.start("w") + dash.end() if dash and not m.group("w")[:dash.start()].count("(") else m.end()  # is one word
         if part is not None and len(words.split()) <= 6:
             plain.append((m.start(), end, part))
@@ -80,8 +86,7 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
     for m in _FREE_HEADING.finditer(text):
         if m.start() in taken:
             continue
-        words = (m.group("h") or m.group("b") or "").strip().rstrip(":")
-        part = next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
+        part = _part_of((m.group("h") or m.group("b") or "").strip().rstrip(":"))
         if part is not None:
             out.append((m.start(), m.end(), part))
     return out

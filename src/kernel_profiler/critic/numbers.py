@@ -161,8 +161,7 @@ def _noun(q: Quantity, t: str) -> Quantity:
     m = _NEXT_NOUN.match(t, q.end)
     if not m or not re.fullmatch(COUNT_NOUNS, q.unit or "") or "-" in t[q.start:q.end]:
         return q  # "a 256-thread block" counts threads
-    return Quantity(q.written.rsplit(" ", 1)[0] + " " + m["unit"] if " " in q.written else f"{q.written} {m['unit']}",
-                    q.value, q.family, q.tol, q.alt, m["unit"], q.start, m.end())
+    return Quantity(f"{q.written.rsplit(' ', 1)[0]} {m['unit']}", q.value, q.family, q.tol, q.alt, m["unit"], q.start, m.end())
 
 
 def evidence_quantity(value: float, unit: Optional[str]) -> Quantity:
