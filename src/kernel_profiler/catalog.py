@@ -101,7 +101,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     # ------------------------------------------------------------------ the program (timeline)
     _e("launch_overhead", "host", "launch overhead", "program", _T + "host_finding", "sig_idle_cause",
        r"(launch|dispatch)(es)?([/ ]\w+)? overhead|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
-       r"kernel launches",
+       r"kernel launches|per[- ](call|op|operation|launch) overhead|(tiny|many small|thousands of)\s+(\w+\s+)?calls|"
+       r"(host|CPU) (is )?(issuing|enqueu\w+)|enqueue overhead|API[- ]call overhead",
        "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or one hand-written "
        "kernel), batch small tensors together, or capture the sequence in a CUDA graph.",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"),
@@ -177,8 +178,11 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "the data to device memory once")),
     _e("uncoalesced_global", "memory", "uncoalesced global accesses", "kernel", _MEM + "detect_uncoalesced",
        "sig_uncoalesced",
-       r"uncoalesced|un-coalesced|non-?coalesced|poorly coalesced|(no|poor|bad|broken) coalescing|scattered|"
-       r"strided (global )?(access|load|store|read|write)|column-wise (access|load|read)|sectors? per request",
+       r"uncoalesced|un-coalesced|non-?coalesced|poorly coalesced|(poor|bad|broken) coalescing|scattered|"
+       r"strided (global )?(access|load|store|read|write)|column-wise (access|load|read)|sectors? per request|"
+       r"(touch|touches|hits?|fans? out to|spans?) (\d+|many|separate) (different |distinct |separate )?sectors|"
+       r"bytes (used )?per (\d+-byte )?sector|partially used sectors?|own (32-byte )?sector|"
+       r"unused (\d+ )?(fields|bytes)|(data|bytes) (it|the kernel) never uses",
        {"": "Map consecutive threads to consecutive addresses: e.g. one warp or block per row with the threads "
             "striding over columns (float4 loads where aligned), or stage a tile through shared memory and transpose "
             "it there.",
@@ -259,7 +263,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
     _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
        "sig_excess_traffic", r"fusion|\bfuse|\bunfused|extra pass|round trips? through DRAM|intermediate|"
-       r"redundant (DRAM )?(traffic|bytes|passes|cop(y|ies))|cop(y|ies) of unchanged|unnecessary cop(y|ies)|re-?cop(y|ies)|separate (\w+ )?(kernels|ops|passes)|(full|extra) (DRAM )?pass(es)? over|"
+       r"redundant (DRAM )?(traffic|bytes|passes|cop(y|ies))|cop(y|ies) of unchanged|unnecessary cop(y|ies)|re-?cop(y|ies)|separate (\w+ ){0,2}(kernels|ops|passes)|more (DRAM |HBM )?traffic than|(excess|extra|wasted) (DRAM |HBM )?traffic|(full|extra) (DRAM )?pass(es)? over|"
        r"split (over|across|into) \d+ (\w+ )?kernels|written to DRAM and read back|read back (from DRAM )?by the next",
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",
@@ -325,3 +329,9 @@ def label(mechanism: Optional[str], default: str = "") -> str:
 def claimed(text: str) -> list[str]:
     """Mechanism ids a prose bottleneck/mechanism claims, in catalog order."""
     return [i for i, e in CATALOG.items() if e.words.search(text or "")]
+
+# A generic cause whose signature is absent may hold in a more specific form (the critic accepts the generic claim
+# when the specific signature is present): host<->device volume with no copy at all, kernels reading mapped host
+# memory or unified-memory pages migrating, is still volume over the link. Pageable staging copies are not a form of
+# migration (tests/critic/test_critic_placement.py).
+REFINED_BY = {"transfer_volume": ("zero_copy_reads", "managed_migration")}

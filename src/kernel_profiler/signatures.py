@@ -164,6 +164,9 @@ SHARED_ATOMIC_SHARE = 0.02  # shared atomics this common among warp instructions
 SHARED_ATOMIC_BUSY = 25.0  # and contended when their wavefronts keep the shared pipe this busy (% of peak)
 
 
+ATOMIC_MIN_REQUESTS = 1000  # fewer global atomic requests per launch than this cannot contend enough to cost time
+
+
 def sig_atomic(x: Measured) -> tuple[str, str]:
     n = sum(x.m(m) or 0 for m in ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
                                   "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"))
@@ -178,7 +181,9 @@ def sig_atomic(x: Measured) -> tuple[str, str]:
         req = n + (x.m("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") or 0) + \
             (x.m("smsp__sass_inst_executed_op_global_st.sum") or 0)
         share = n / req if req else 0.0
-        return (PRESENT if share >= 0.05 else ABSENT), f"{n:,.0f} global atomic requests ({share:.1%} of global requests)"
+        present = share >= 0.05 and n >= ATOMIC_MIN_REQUESTS  # 16 atomics of 144 requests are no contention
+        few = "" if n >= ATOMIC_MIN_REQUESTS else ": too few to contend"
+        return (PRESENT if present else ABSENT), f"{n:,.0f} global atomic requests ({share:.1%} of global requests){few}"
     if sass is not None:
         return (PRESENT if sass else ABSENT), f"{sass} ATOM/RED instructions in the SASS"
     return UNKNOWN, "no atomic counters"
@@ -194,10 +199,24 @@ def sig_divergence(x: Measured) -> tuple[str, str]:
     return (PRESENT if a < DIVERGED_LANES else ABSENT), f"{a:.1f} of 32 threads active per warp instruction"
 
 
+SM_ACTIVE_MIN = 0.7  # SMs active for less of the elapsed time than this: idle SMs, not issue, set the time
+
+
+def sm_active_share(x: Measured) -> Optional[float]:
+    """The share of the kernel's elapsed cycles its SMs were active (a partial last wave or too few blocks leave the
+    rest idle; the `_active` percentages only count the active part)."""
+    active, elapsed = x.m("sm__cycles_active.avg"), x.m("sm__cycles_elapsed.avg")
+    return active / elapsed if active is not None and elapsed else None
+
+
 def sig_instruction(x: Measured) -> tuple[str, str]:
     sm = x.m("sm__throughput.avg.pct_of_peak_sustained_elapsed")
     if sm is None:
         return UNKNOWN, "no SM throughput"
+    active = sm_active_share(x)
+    if sm >= 40.0 and active is not None and active < SM_ACTIVE_MIN:
+        return ABSENT, (f"SM throughput {sm:.0f}% of peak, but the SMs are active only {active:.0%} of the elapsed "
+                        f"cycles: idle SMs (a partial wave, too few blocks), not instruction issue, set the time")
     return (PRESENT if sm >= 40.0 else ABSENT), f"SM throughput {sm:.0f}% of peak"
 
 

@@ -23,11 +23,12 @@ _SUPER = {"²": 2, "³": 3, "⁴": 4}
 _POWER = re.compile(r"^\s*(?:\^\s*|\*\*\s*)(\d+)")
 _SUPERSCRIPT = re.compile(r"(?<![\w.])(\d+)([²³⁴])")
 _WORD = r"[^\W\d_][\w/.'’-]*"
-_OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(x|×|·|⋅|\*|/|\+|-|−|–)\s+(?:~\s*)?(?:{_WORD}\s+){{0,2}}$"
+_OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(x|×|·|⋅|\*|/|\+|-|−|–|plus|minus)\s+(?:~\s*)?(?:{_WORD}\s+){{0,2}}$|^(/)$"
                  rf"|^\s*(?:{_WORD}\s+){{0,3}}?(×|·|⋅|\*)\s*$")
 _EQ = re.compile(rf"^\s*(?:{_WORD}\s+){{0,4}}?(?:\([^()=]*\)\s*)?(?:=|≈)\s*(?:\*\*)?~?\s*$")  # "= **32**"
 _HEAD = re.compile(_NUM)
 _TIMES = ("x", "×", "·", "⋅", "*")
+_WORD_OPS = {"plus": "+", "minus": "-"}
 _TIMES_UNIT = re.compile(r"^\s+(?:~\s*)?\d")  # "3 x 16.8 MB": the x after 3 is the operator, not a ratio unit
 
 
@@ -131,32 +132,56 @@ def _apply(a: float, op: str, b: float) -> Optional[float]:
     return a / b if b else None
 
 
+def _evaluate(terms: list[Operand], ops: list[str]) -> tuple[Optional[float], Optional[tuple[int, int]]]:
+    """The value and dimensions of 'a op b op c ...' with x and / before + and - ("31/32 x 16 + 1/32 x 1024")."""
+    groups: list[tuple[str, float, Optional[tuple[int, int]]]] = []
+    sign, acc, dims = "+", terms[0].si, _dims(terms[0].q)
+    for op, t in zip(ops, terms[1:]):
+        if op in _TIMES or op == "/":
+            got = _apply(acc, op, t.si)
+            if got is None:
+                return None, None
+            acc, dims = got, (_combine(dims, op, _dims(t.q)) if dims is not None else None)
+        else:
+            groups.append((sign, acc, dims))
+            sign, acc, dims = op, t.si, _dims(t.q)
+    groups.append((sign, acc, dims))
+    total, out = 0.0, groups[0][2]
+    for sign, v, d in groups:
+        total += v if sign == "+" else -v
+        out = _combine(out, "+", d) if out is not None and d is not None else None
+    return total, out
+
+
+def _op(gap: str) -> Optional[str]:
+    m = _OP.match(gap)
+    if not m:
+        return None
+    op = m.group(1) or m.group(2) or m.group(3)
+    return _WORD_OPS.get(op.lower(), op)
+
+
 def chains(sentence: str) -> list[Stated]:
-    """Every written 'A op B (op C ...) = R' of one sentence, recomputed left to right."""
+    """Every written 'A op B (op C ...) = R' of one sentence, recomputed with x and / before + and -."""
     t = scrub(sentence)
     ops = _operands(sentence)
     out: list[Stated] = []
     i = 0
     while i < len(ops):
-        acc, terms, tol, j, kinds = ops[i].si, [ops[i].q], _rel_tol(ops[i].q), i, set()
-        dims: Optional[tuple[int, int]] = _dims(ops[i].q)
+        tol, j, kinds, between = _rel_tol(ops[i].q), i, set(), []
         while j + 1 < len(ops):
-            gap = t[ops[j].end:ops[j + 1].start]
-            m = _OP.match(gap)
-            if not m:
+            op = _op(t[ops[j].end:ops[j + 1].start])
+            if op is None:
                 break
-            op = m.group(1) or m.group(2)
             kinds.add("add" if op in "+-−–" else "mul")
-            got = _apply(acc, op, ops[j + 1].si)
-            if got is None:
-                break
-            acc, tol = got, tol + _rel_tol(ops[j + 1].q)
-            dims = _combine(dims, op, _dims(ops[j + 1].q)) if dims is not None else None
-            terms.append(ops[j + 1].q)
+            between.append(op)
+            tol += _rel_tol(ops[j + 1].q)
             j += 1
-        if len(terms) >= 2 and j + 1 < len(ops) and _EQ.match(t[ops[j].end:ops[j + 1].start]) and len(kinds) == 1:
+        terms = [o.q for o in ops[i:j + 1]]
+        if len(terms) >= 2 and j + 1 < len(ops) and _EQ.match(t[ops[j].end:ops[j + 1].start]):
             r = ops[j + 1]
-            if terms[0].family == "pct" and "mul" in kinds:
+            acc, dims = _evaluate(ops[i:j + 1], between)
+            if acc is None or (terms[0].family == "pct" and "mul" in kinds):
                 i = j + 1
                 continue  # "40% x 3" reads as a share of something unwritten
             if dims != _dims(r.q):
@@ -166,7 +191,7 @@ def chains(sentence: str) -> list[Stated]:
                     all(abs(q.value) >= 2 for q in terms) and abs(r.q.value) * 10 < min(abs(q.value) for q in terms):
                 i = j + 1  # "grid 264 x 1024 = 2 blocks per SM": a shape, then what it comes to; no product
                 continue
-            ok = agrees(r.q, acc, TOL + tol) or _binary_agrees(terms, r.q, acc, TOL + tol)
+            ok = _agrees_any(ops[i:j + 1], between, r.q, TOL + tol, t[ops[i].start:r.end])
             out.append(Stated(r.q, tuple(terms), ok, t[ops[i].start:r.end].strip()))
             i = j + 1  # the result may start the next chain
             continue
@@ -174,18 +199,28 @@ def chains(sentence: str) -> list[Stated]:
     return out
 
 
-_BINARY = {"k": 1.024, "K": 1.024, "M": 1.024 ** 2 * 1.0, "G": 1.024 ** 3}
+_BINARY = {"k": 1.024, "K": 1.024, "M": 1.024 ** 2, "G": 1.024 ** 3}
 
 
-def _binary_agrees(terms: list[Quantity], result: Quantity, got: float, tol: float) -> bool:
-    """'2 x 64M x 4 B = 536.9 MB': a count written with K, M or G may mean 2^10, 2^20 or 2^30 (a multiplied term
-    scales the result by the same factor)."""
-    scale = 1.0
-    for q in terms:
-        w = q.written.split()[0]
-        if w[-1:] in _BINARY and w[:-1].replace(".", "").replace(",", "").isdigit():
-            scale *= _BINARY[w[-1]]
-    return scale != 1.0 and agrees(result, got * scale, tol)
+def _binary(o: Operand) -> Operand:
+    """'64M' read as 2^26: a count written with K, M or G may mean 2^10, 2^20 or 2^30; '256 MB' may mean MiB."""
+    if o.q.alt and o.q.family == "bytes":
+        return Operand(o.q, o.si * o.q.alt / o.q.value, o.start, o.end)
+    w = o.q.written.split()[0]
+    if w[-1:] in _BINARY and w[:-1].replace(".", "").replace(",", "").isdigit():
+        return Operand(o.q, o.si * _BINARY[w[-1]], o.start, o.end)
+    return o
+
+
+def _agrees_any(terms: list[Operand], between: list[str], result: Quantity, tol: float, text: str) -> bool:
+    """Whether the result holds as written, with K/M/G counts read as powers of two, or with an FMA counted as the
+    two floating-point operations it is ('4M threads x 64 rounds x 48 FMAs = 25.8 GFLOP')."""
+    fma = bool(re.search(r"\bFMA", text)) and bool(re.search(r"FLOP", result.unit, re.I))
+    for ts in (terms, [_binary(o) for o in terms]):
+        got = _evaluate(ts, between)[0]
+        if got is not None and (agrees(result, got, tol) or (fma and agrees(result, 2 * got, tol))):
+            return True
+    return False
 
 
 def wrong_arithmetic(text: str) -> list[str]:
@@ -224,7 +259,9 @@ def implicit_miss(sentence: str, q: Quantity, within: float = 0.5) -> Optional[s
         return None  # "6 x 169.8 us": the x multiplies
     target = _si(q)
     others = [o for o in _operands(sentence) if not (o.start <= q.start < o.end) and o.si]
-    approx = _APPROX.search(scrub(sentence)[max(0, q.start - 12):q.start])  # "(~10x)": rounded on purpose
+    t = scrub(sentence)
+    approx = _APPROX.search(t[max(0, q.start - 12):q.start]) or \
+        _IN_RANGE.search(t[max(0, q.start - 8):q.start]) or _RANGE_TAIL.match(t, q.end)  # "(~10x)", "(2.5-3x)"
     pairs = [(a, b, a.si / b.si) for a in others for b in others
              if a is not b and a.q.family == b.q.family and a.q.family in _DIMS and target and a.si > b.si]
     if approx and any(abs(target / v - 1) <= APPROX_TOL for _, _, v in pairs):
@@ -236,6 +273,8 @@ def implicit_miss(sentence: str, q: Quantity, within: float = 0.5) -> Optional[s
 
 
 _APPROX = re.compile(r"(~|≈|\babout|\broughly|\baround|\bnearly|\balmost|\bsome|\bclose to|\bapprox\w*\.?)\s*$", re.I)
+_IN_RANGE = re.compile(r"\d\s?(?:-|–|to)\s?$")
+_RANGE_TAIL = re.compile(r"\s?(?:-|–|to)\s?\d")
 APPROX_TOL = 0.2  # a ratio written as approximate ("~10x" for 2.2 ms -> ~0.2 ms) may round by this much
 
 

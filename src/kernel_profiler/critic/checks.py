@@ -120,6 +120,11 @@ def check_signature(c: Context) -> list[str]:
     key = subject(c) if CATALOG[mid].scope == "kernel" else None
     x = _measured(c, key)
     status, txt = signatures.check(mid, x)
+    for alt in catalog.REFINED_BY.get(mid, ()) if status == signatures.ABSENT else ():
+        got, why = signatures.check(alt, _measured(c, subject(c) if CATALOG[alt].scope == "kernel" else None))
+        if got == signatures.PRESENT:
+            status, txt = got, f"{txt}, but the traffic crosses the link without a copy: {why}"
+            break
     c.signature = f"{mid}: {status}" + (f" ({txt})" if txt else "")
     if status == signatures.ABSENT:
         who = f"`{c.facts.kernels.get(key, key)}`" if key else "the program"
@@ -172,7 +177,8 @@ def _wrong_rank(c: Context, mid: str) -> list[str]:
 
 _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle"),
                 ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate"),
-                ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound"),
+                ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound|^\W*(?:DRAM|HBM|memory) "
+                           r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth"),
                 ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound"),
                 ("latency", r"latency[- ]bound"),
                 ("kernel", r"(?<!not )(?<!not a )kernel[- ]bound|(?<!not )GPU[- ]bound|"
@@ -225,6 +231,11 @@ def check_bound(c: Context) -> list[str]:
         # a GPU idle over a quarter of its steady window has host time to blame, even under the engine's threshold
         return [f"The answer calls it {b}-bound, but the timeline's steady state keeps the GPU busy ({busy}; copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%}): the dominant kernels are the cost, not the host."]
+    if v == "startup" and b in ("host", "transfer") and c.claimed != "startup_dominated" and \
+            s.busy_fraction > HOST_BUSY_MAX:
+        return [f"The answer calls the program {b}-bound, but the host and copy time is start-up, paid once "
+                f"({s.startup_ns / 1e9:.2f} s before the steady window); the steady state keeps the GPU busy ({busy}): "
+                f"a longer run repeats the kernels, not the start-up."]
     if {v, b} == {"host", "transfer"}:
         return [f"The answer calls it {b}-bound, but the timeline says {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%})."]
@@ -255,6 +266,7 @@ def _host_of_ranks(c: Context) -> list[str]:
 DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
+CACHE_SATURATED_PCT = 80.0  # an L1/L2 this busy is a throughput limit, not a wait
 MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0  # below: DRAM is not what limits it; above: DRAM is the limit
 SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
@@ -280,6 +292,11 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
     if b in ("compute", "latency") and pct >= MEMORY_LIMITS_PCT:
         return [f"The answer calls {who} {b}-bound, but it moves DRAM at {pct:.1f}% of peak ({DRAM_PCT}): "
                 f"memory bandwidth is the limit."]
+    busiest = max(((f.value, m) for m in MEMORY_PCTS[1:] for f in c.facts.named(m, key)), default=None)
+    if b == "latency" and c.claimed is None and busiest is not None and busiest[0] >= CACHE_SATURATED_PCT:
+        # a bare "latency-bound" (no catalogued cause: atomics and occupancy limits keep their own signatures)
+        return [f"The answer calls {who} latency-bound, but its cache hierarchy is {busiest[0]:.1f}% busy "
+                f"({busiest[1]}): the throughput of that level is the limit, not the wait for memory."]
     return []
 
 
@@ -293,7 +310,7 @@ def check_replay_time(c: Context) -> list[str]:
     if not f.ncu_durations:
         return []
     for _, text in c.texts():
-        for sent in (clause for s in sentences(text) for clause in re.split(r";\s+|\s+[—–]\s+", s)):
+        for sent in (clause for s in sentences(text) for clause in re.split(r";\s+|\s+[—–]\s+|(?<=[a-z%)][.!?])\s+", s)):
             if not _PROGRAM_TIME.search(sent):  # the program-time words must belong to the number's own clause
                 continue
             for q in quantities(sent):

@@ -51,7 +51,8 @@ def clause_direction(clause: str) -> Optional[str]:
 
 
 _FROM_TO = re.compile(r"\bfrom\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+"
-                      r"(?:~|about\s+|>=?\s*|<\s*|(?:well\s+)?(?:under|below|over|above)\s+)?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)", re.I)
+                      r"(?:~|(?:about|roughly|around|approximately|nearly|almost)\s+~?|>=?\s*|<\s*|"
+                      r"(?:well\s+)?(?:under|below|over|above)\s+)?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)", re.I)
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
@@ -62,7 +63,7 @@ def _num(text: str) -> float:
 
 
 _FROM_TO_WORD = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
-                           r"most|full|max\w*|saturat\w*|peak)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
+                           r"most|full|max\w*|saturat\w*|peak|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
 _ARROW = re.compile(r"(?<![\w.,])~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*"

@@ -394,6 +394,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         md = ms["end_ns"] - ms["start_ns"]
         f.add("timeline.memset_count", len(ms), "count", src, None, "memsets in the capture")
         f.add("timeline.memset_median_ns", float(md.median()), "time", src, None, "median memset")
+        f.add("timeline.memset_mean_ns", float(md.mean()), "time", src, None, "mean memset")
         f.add("timeline.memset_total_ns", float(md.sum()), "time", src, None, "sum of memset durations")
         f.add("timeline.memset_median_bytes", float(ms["bytes"].median()), "bytes", src, None, "median memset size")
     cp = tl.copies
@@ -408,6 +409,12 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             gd = grp["end_ns"] - grp["start_ns"]
             f.add(f"timeline.copy_{kind.lower()}_median_ns", float(gd.median()), "time", src, None, f"median {kind} copy")
             f.add(f"timeline.copy_{kind.lower()}_mean_ns", float(gd.mean()), "time", src, None, f"mean {kind} copy")
+            f.add(f"timeline.copy_{kind.lower()}_count_capture", len(grp), "count", src, None,
+                  f"{kind} copies over the capture")
+            f.add(f"timeline.copy_{kind.lower()}_bytes_capture", float(grp["bytes"].sum()), "bytes", src, None,
+                  f"{kind} bytes over the capture")
+            f.add(f"timeline.copy_{kind.lower()}_total_ns", float(gd.sum()), "time", src, None,
+                  f"sum of {kind} copy durations over the capture")
         f.add("timeline.copy_bytes_capture", float(cp["bytes"].sum()), "bytes", src, None, "bytes over the capture")
         f.add("timeline.copy_median_bytes", float(cp["bytes"].median()), "bytes", src, None, "median copy size")
         host = cp[cp["kind"].isin(["HtoD", "DtoH"])]
@@ -622,6 +629,8 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.add("device.sm_count", spec.sm_count, "count", "datasheet")
         f.sm_count = f.sm_count or spec.sm_count
         f.add("device.dram_bandwidth", spec.dram_bandwidth, "byte_rate", "datasheet")
+        if spec.link_bandwidth:
+            f.add("device.link_bandwidth", spec.link_bandwidth, "byte_rate", "datasheet")
         for name in ("fp32", "fp64", "tf32_tensor", "bf16_tensor", "fp8_tensor"):
             if getattr(spec, name):
                 f.add(f"device.{name}", getattr(spec, name), "flop_rate", "datasheet")

@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from .. import catalog
+from ..analysis.kernels import is_library_kernel
 from ..catalog import CATALOG
 from .direction import SETTING as _SETTING, clause_direction
 from .match import kernel_mentions
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from .context import Context
 
 # the kinds of metric, first match wins: (pattern, direction toward the roofline)
-_RATE = re.compile(r"bytes?[ _]per[ _]sector|useful bytes|per[_ ]second|/s\b|bandwidth|throughput|utili[sz]|busy|"
+_RATE = re.compile(r"bytes?[ _]per[ _]sector|activity|useful bytes|per[_ ]second|/s\b|bandwidth|throughput|utili[sz]|busy|"
                    r"active|occupancy|issue|\bipc\b|efficien|hit[ _]rate|threads?[ _]per[ _]inst|thread_inst_executed_per|clock|flops?/s|"
                    r"tflop|speed|\brate\b|pct_of_peak|% of (?:the )?peak|fraction of peak|sol\b", re.I)
 _COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
@@ -126,11 +127,32 @@ def subject(c: "Context") -> Optional[str]:
     return prim[0] if prim else (min(c.scope.primary, key=first) if c.scope.primary else None)
 
 
+# a change to code the user does not own: patching, editing or forking the library's kernel (or the library)
+_EDIT = re.compile(r"\b(?:patch|modify|edit|fork|hack)\w*\b[^.;]{0,60}?\b(?:kernel|template|library|source|PyTorch|"
+                   r"cuBLAS|cuDNN|ATen|CUTLASS|NCCL)\b|\b(?:rewrite|rewriting|re-write)\s+(?:PyTorch|cuBLAS|cuDNN|ATen|"
+                   r"CUTLASS|the library)", re.I)
+
+
+def _library_edit(c: "Context") -> list[str]:
+    """A fix that edits a library kernel (ATen, cuBLAS, cuDNN, CUTLASS, NCCL, Inductor's output): the user does not
+    own that code; the change belongs at the call site (shape, dtype, layout, a fused op, another API)."""
+    k = subject(c)
+    name = c.facts.kernels.get(k, k) if k else None
+    full = c.facts.profiles[k].name if k in c.facts.profiles else name  # "anon::softmax_warp_forward<c10::BFloat16..>"
+    m = _EDIT.search(c.answer.fix_text)
+    if not name or m is None or not (is_library_kernel(full) or is_library_kernel(name)):
+        return []
+    return [f"The fix edits library code ('{m.group(0)[:60]}'), but `{name[:60]}` is a library kernel the user does not "
+            f"own: change the call site instead (the shape, dtype or layout of the call, a fused op, another API)."]
+
+
 def check_fix(c: "Context") -> list[str]:
     a = c.answer
     if not a.fix_text.strip():
         return []
-    out = []
+    out = _library_edit(c)
+    if out:
+        return out
     metric, direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
     metric = (metric or "").strip()
     if (not metric or direction not in ("increase", "decrease")) and at_roofline(c) and _LEAVE.search(a.fix_text):

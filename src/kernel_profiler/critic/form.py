@@ -12,11 +12,10 @@ from typing import Optional
 
 from pydantic import ValidationError
 
-from ..answer import Answer, Diagnosis, Evidence, Fix
+from ..answer import Answer, Diagnosis, Fix
 from .answer import AnswerFormatError
-from .numbers import (ARTIFACT_TOKEN, BARE, METRIC_TOKEN, Quantity, family_and_factor, quantities, scrub, sentences,
-                      to_quantity)
-from .arithmetic import chains
+from .evidence_lines import BULLET, metric_values, numbers_of, parse_evidence  # noqa: F401 (metric_values re-exported)
+from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
 
@@ -31,13 +30,14 @@ _KEYS = [("bottleneck", re.compile(r"^(bottleneck|short (version|answer)|tl;?dr|
                                  r"(show|say)s?|what I (looked at|measured|saw|found|checked)|"
                                  r"key (numbers|measurements|evidence|data)|the numbers|kernel \(|timeline \(|trace \()", re.I)),
          ("mechanism", re.compile(r"^(mechanism|why|root cause|cause|explanation|how it works|analysis|reasoning|"
-                                  r"what'?s (going on|happening)|what is (going on|happening))", re.I))]
+                                  r"what'?s (going on|happening)|what is (going on|happening)|where (the )?time goes)", re.I))]
 # a heading in other words ("**What the profiles show**", "## Why this is the ceiling"): a line of its own
 _FREE_HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]*(?P<h>[^\n]{1,60}?)|(?:\*\*|__)(?P<b>[^*_\n]{1,60}?)(?:\*\*|__))[ \t]*:?[ \t]*$",
                            re.M)
 _FIX_WORDS = re.compile(r"^(\w+ )?(fix|change)\b|^(expect\w*|recommend\w*|what to (do|change)|next steps?|suggest\w*|action|"
                         r"what I['’]?d (suggest|do|change|recommend)|how to (fix|speed)|expected|plan|remed|proposal|"
-                        r"options?\b|what (I would|we should|you should|should change)|(what|metrics?) to (watch|expect|measure))", re.I)
+                        r"options?\b|do this\b|try this\b|to ?do\b|(my )?(advice|suggestion)|"
+                        r"what (I would|we should|you should|should change)|(what|metrics?) to (watch|expect|measure))", re.I)
 # a bold label in other words with its text on the same line ("**Key numbers:** ...", "**What I'd suggest:** ...")
 _BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>(?:[^*_\n:`]|`[^`\n]{1,40}`){1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
                          re.M)
@@ -83,12 +83,15 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
     if len({p for _, _, p in plain}) >= 2:  # labels in other words are the layout only when they name two parts;
         out += plain  # one "The numbers: ..." in a chat reply is a sentence of it
         taken |= {a for a, _, _ in plain}
+    top = min((len(m.group(0).lstrip()) - len(m.group(0).lstrip().lstrip("#")) for m in _FREE_HEADING.finditer(text)
+               if m.group("h") and _part_of(m.group("h").strip().rstrip(":"))), default=1)
     for m in _FREE_HEADING.finditer(text):
         if m.start() in taken:
             continue
         part = _part_of((m.group("h") or m.group("b") or "").strip().rstrip(":"))
-        if part is not None:
-            out.append((m.start(), m.end(), part))
+        level = len(m.group(0).lstrip()) - len(m.group(0).lstrip().lstrip("#"))
+        if part is not None or (m.group("h") and level <= top):  # "## Where the time goes": a section of its own,
+            out.append((m.start(), m.end(), part or "other"))  # unless it is a subsection of a part ("### nsys")
     return out
 
 
@@ -161,15 +164,19 @@ def _parse_markdown(text: str) -> Answer:
     found = [(m.start(), m.end(), _key(m.group(1))) for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
     taken = {a for a, _, _ in found}
     heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
+    heads = [h for i, h in enumerate(heads) if not (h[2] == "other" and i and heads[i - 1][2] != "other" and
+                                                     not text[heads[i - 1][1]:h[0]].strip())]
+    # "## What's limiting X" then "**Register spilling.** ...": the label opens the part's text
     while heads and heads[0][2] == "other":  # a label in other words before any part ("**Context:**") starts nothing
         heads = heads[1:]
+    last_other = text[heads[-1][1]:].strip() if heads and heads[-1][2] == "other" and len(heads) > 1 else ""
     sections: dict[str, str] = {}
     for i, (start, end, part) in enumerate(heads):
         stop = heads[i + 1][0] if i + 1 < len(heads) else len(text)
         body = text[end:stop].strip()
         if not sections.get(part):  # the first heading of a part with text under it ("# Diagnosis" titles nothing)
             sections[part] = body
-        elif part in ("fix", "other") and body:  # "Fix: ..." then "Expected: ...": one fix in two labelled lines;
+        elif part in ("fix", "mechanism", "other") and body:  # "Fix: ..." then "Expected: ...": one fix in two labelled lines;
             sections[part] += "\n\n" + body  # "**Duration:** ...", "**Memory:** ...": sections in other words
     sections.update(_unlabelled(text[:heads[0][0]] if heads else text, heads[0][2] if heads else None, sections))
     if "evidence" not in sections:  # a table of measurements under another part, else before the first heading
@@ -180,10 +187,15 @@ def _parse_markdown(text: str) -> Answer:
                 if part is not None:
                     sections[part] = "\n".join(line for line in body.splitlines() if not line.strip().startswith("|"))
                 break
+    if not sections.get("fix") and _FIX_HINT.search(last_other):
+        sections["fix"] = last_other  # "**What's left:** ... could push DRAM to 85%": the last section says what to do
+    title = _TITLE.match(text[:heads[0][0]] if heads else "")
+    if not sections.get("bottleneck") and title and len((title.group(1) or title.group(2)).split()) >= 4:
+        sections["bottleneck"] = (title.group(1) or title.group(2)).strip()  # "### refine: divergent trip counts"
     other = sections.pop("other", "")
-    if other and not sections.get("mechanism"):
-        sections["mechanism"] = other  # a section in other words ("**Arithmetic.**") after the first part explains
-    if other and not sections.get("evidence") and len([x for x in sentences(other) if _numbers(x)]) >= 2:
+    if other:  # a section in other words ("**Arithmetic.**", "**Gap to the roofline:**") after the first part explains
+        sections["mechanism"] = (sections.get("mechanism", "") + "\n\n" + other).strip()
+    if other and not sections.get("evidence") and len([x for x in sentences(other) if numbers_of(x)]) >= 2:
         sections["evidence"] = other  # "**Duration:** 143.6 us ...", "**Memory:** ...": measurements in other words
     if not heads:
         sections.update(_terse(text))
@@ -202,11 +214,13 @@ def _parse_markdown(text: str) -> Answer:
     metric, direction = fix_metric_direction(fix)
     kern = re.search(r"`([A-Za-z_][\w:<>]*)", sections.get("bottleneck", ""))
     return Answer(kernel=kern.group(1) if kern else None, bottleneck=sections.get("bottleneck", ""),
-                  evidence=_parse_evidence(sections.get("evidence", "")), explanation=sections.get("mechanism", ""),
+                  evidence=parse_evidence(sections.get("evidence", "")), explanation=sections.get("mechanism", ""),
                   fix=Fix(change=fix, metric=metric, direction=direction) if fix.strip() else None)
 
 
 ORDER = ("bottleneck", "evidence", "mechanism", "fix")
+_FIX_HINT = re.compile(r"\b(should|could|would|expect\w*|I['’]?d|recommend\w*|leave it|switch|replace|use)\b", re.I)
+_TITLE = re.compile(r"\s*(?:#{1,6}[ \t]+([^\n]+)|\*\*([^\n]+?)\*\*\.?)[ \t]*\n")  # a title line before the parts
 _LABEL = re.compile(r"^(?:\d+[.)][ \t]*)?(?:(\*\*|__)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")
 
 
@@ -214,7 +228,7 @@ def _terse(text: str) -> dict[str, str]:
     """A note with no headings: a first line (the bottleneck), a list of measurements (the evidence), and the
     paragraphs after it (the last one is the fix, any before it the mechanism)."""
     blocks = [b.strip() for b in re.split(r"\n[ \t]*\n", text or "") if b.strip()]
-    lists = [i for i, b in enumerate(blocks) if sum(bool(_BULLET.match(x)) for x in b.splitlines()) >= 2]
+    lists = [i for i, b in enumerate(blocks) if sum(bool(BULLET.match(x)) for x in b.splitlines()) >= 2]
     if not lists or len(blocks) < 2:
         return {}
     i = lists[0]
@@ -231,13 +245,13 @@ def _terse(text: str) -> dict[str, str]:
     for line in body.splitlines():  # "- bottleneck: ...", "- cause: ...", "- change: ..." as labelled items
         m = _BULLET_LABEL.match(line)
         part = _BULLET_PARTS.get(m.group(1).lower()) if m else None
-        if part is None and last is not None and line[:1].isspace() and line.strip() and not _BULLET.match(line):
+        if part is None and last is not None and line[:1].isspace() and line.strip() and not BULLET.match(line):
             out[last] += " " + line.strip()  # a labelled item wrapped onto the next, indented line
             continue
         last = part
         if part is None:
             rest.append(line)
-        elif part == "bottleneck" and len(head) == 1 and not i:
+        elif part == "bottleneck" and ((len(head) == 1 and not i) or head[0].lstrip().startswith("#")):
             out["bottleneck"] = line[m.end():].strip()
         else:
             out[part] = (out.get(part, "") + "\n" + line[m.end():].strip()).strip()
@@ -245,9 +259,9 @@ def _terse(text: str) -> dict[str, str]:
     return out
 
 
-_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(bottleneck|bound|cause|why(?: it matters)?|mechanism|roofline|floor|gap|change|fix|"
-                           r"expect(?:ed)?|expectation)"
-                           r"\s*(?::|→|->)\s*", re.I)
+_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(?:\*\*|__)?(bottleneck|bound|cause|why(?: it matters)?|mechanism|roofline|floor|gap|"
+                           r"change|fix|expect(?:ed)?|expectation)"
+                           r"\s*(?:\*\*|__)?\s*(?::|→|->|\.)\s*(?:\*\*|__)?\s*", re.I)  # "- **Fix.** ..."
 _BULLET_PARTS = {"bottleneck": "bottleneck", "bound": "bottleneck", "cause": "mechanism", "why": "mechanism",
                  "why it matters": "mechanism", "mechanism": "mechanism", "roofline": "mechanism", "floor": "mechanism",
                  "gap": "mechanism", "change": "fix", "fix": "fix", "expect": "fix", "expected": "fix",
@@ -299,8 +313,8 @@ def _fill(sections: dict[str, str]) -> None:
     mech = sections.get("mechanism", "")
     if not sections.get("evidence"):
         rows = [line for part in ("bottleneck", "mechanism") for line in sections.get(part, "").splitlines()
-                if _BULLET.match(line) and _numbers(line)] or \
-            [x for x in sentences(mech) if len(_numbers(x)) >= 2]  # a paragraph of reasons that cites its numbers
+                if BULLET.match(line) and numbers_of(line)] or \
+            [x for x in sentences(mech) if len(numbers_of(x)) >= 2]  # a paragraph of reasons that cites its numbers
         if len(rows) >= 2:
             sections["evidence"] = "\n".join(rows)
     if not sections.get("bottleneck") and mech:
@@ -327,74 +341,3 @@ def _prose(paras: list[str]) -> dict[str, str]:
         return {}
     return {"bottleneck": head.strip(), "evidence": "\n".join(f"- {x.strip()}" for x in measured),
             "mechanism": " ".join(x.strip() for x in rest), "fix": paras[-1]}
-
-
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$")
-
-
-def _numbers(line: str) -> list[Quantity]:
-    """Numbers of a line in order: with their unit where one is written (`quantities`: ranges, count nouns), else bare."""
-    with_unit = quantities(line)
-    taken = [(q.start, q.end) for q in with_unit]
-    bare = [to_quantity(m["num"], m["exp"], m["mult"], None, m.start(), m.end()) for m in BARE.finditer(scrub(line))
-            if not any(a <= m.start() < b for a, b in taken)]
-    return sorted(with_unit + bare, key=lambda q: q.start)
-
-
-_SHAPE_FACTOR = re.compile(r"\s?[x×]?\s?\d+(?![\d.]|,\d)(?!\s?(?:[kKMGT]i?B\b|bytes?|[mun]?s\b|µs|%))")  # "256×32 float"
-_SHAPE_FACTOR_BEFORE = re.compile(r"(?<![\d.])\d+\s?[x×]\s?$")
-
-
-def _headline(line: str, nums: list[Quantity]) -> Quantity:
-    """The value an evidence line cites: its first number, or, for a ratio of two metrics, the result of the
-    arithmetic that number starts (`sectors / requests = 67,108,864 / 2,097,152 = 32`)."""
-    metric = METRIC_TOKEN.search(line.replace("`", " "))
-    for st in chains(line) if metric and "/" in metric.group(0) else ():  # a ratio of two metrics, worked out
-        if st.ok and st.operands[0].start == nums[0].start:
-            return next((q for q in nums if q.start == st.result.start), nums[0])
-    t = scrub(line)  # "copies a 256×32 float tile ...": the factors of a shape are no measurement
-    def factor(q: Quantity) -> bool:
-        times = q.unit in ("x", "×") or re.match(r"\s?[x×]", t[q.end:])
-        return bool(times and _SHAPE_FACTOR.match(t, q.end) and "." not in q.written) or \
-            bool(_SHAPE_FACTOR_BEFORE.search(t[:q.start]) and not q.unit and "." not in q.written)
-    return next((q for q in nums if not factor(q)), nums[0])
-
-
-def metric_values(line: str) -> list[Quantity]:
-    """The numbers of an evidence line that may be its metric's value: the first one, and the one written at the
-    metric's name: right after it (`metric` = 4) or right before it with only words between (4 useful bytes
-    (`metric`))."""
-    metric_m = METRIC_TOKEN.search(line.replace("`", " "))
-    scrubbed = scrub(line)
-    nums = _numbers(line)
-    if not nums:
-        return []
-    picked = [_headline(line, nums)]
-    if metric_m:
-        a, b = metric_m.span()
-        after = [q for q in nums if q.start >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:q.start])]
-        before = [q for q in nums if q.end <= a and re.fullmatch(r"[A-Za-z/ -]{0,30}?[\s(\[]*", scrubbed[q.end:a])]
-        picked += after[:1] or before[-1:]
-    return picked
-
-
-def _parse_evidence(section: str) -> list[Evidence]:
-    lines = [m.group(1) for m in (_BULLET.match(line) for line in section.splitlines()) if m]
-    if not lines and section.strip():  # a table's rows, or a paragraph's sentences
-        rows = [line for line in section.splitlines() if line.strip().startswith("|") and not line.strip().startswith("|--")]
-        lines = rows or sentences(section)
-    out = []
-    for line in lines:
-        metric_m = METRIC_TOKEN.search(line.replace("`", " "))
-        art_m = ARTIFACT_TOKEN.search(line)
-        nums = _numbers(line)
-        if not nums:
-            continue
-        value_q = _headline(line, nums)  # the line's value (`metric_values` adds the one written at the metric's name)
-        unit = value_q.unit or None
-        raw = value_q.value / family_and_factor(unit)[1]  # the number as written, in its own unit
-        kern = re.search(r"`([A-Za-z_]\w*)(?:\(|`)", line)
-        out.append(Evidence(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=raw,
-                                unit=unit, artifact=art_m.group(0) if art_m else None,
-                                kernel=kern.group(1) if kern else None, meaning=line.strip()))
-    return out

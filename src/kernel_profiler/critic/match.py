@@ -55,13 +55,14 @@ class Use:
     bound: Optional[str] = None  # "upper" ("under 2%", "well under 1 ms") or "lower" ("more than 10x"): an inequality
 
 
-_ACHIEVED = re.compile(r"\b(achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?)\s+"
+_ACHIEVED = re.compile(r"\b(measured|achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?)\s+"
                        r"(?:(?:only|about|roughly|nearly|almost|a|full|the|~)\s*)*$", re.I)
 _REFERENCE = re.compile(r"(?:\bof|\bvs\.?|\bversus|\bagainst|\bat|/|\bout of|\bthan)\s+"
                         r"(?:(?:its|the|a|an|about|roughly|only|~|nominal|device|DRAM|HBM|memory|dense|[\w-]+\s+ceiling of)\s*)*$",
                         re.I)
 
 
+_MEASURED_AFTER = re.compile(r"\s*(?:\)\s*)?(?:\w+\s+)?(?:measured|observed)\b", re.I)  # "64.0 GB/s measured for this GPU"
 _RATES = frozenset({"byte_rate", "flop_rate", "pct", "hz"})  # what a program achieves ("runs at 170 us" is a time)
 _UPPER = re.compile(r"(?:\bunder|\bbelow|\bless than|\bat most|\bno more than|\bfewer than|<|≤)\s*(?:~|about\s+)?$", re.I)
 _LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\bexceeds?|>|≥)\s*(?:~|about\s+)?$", re.I)
@@ -72,7 +73,7 @@ def number_use(sentence: str, q: Quantity) -> Use:
     whole = (sentence or "")[:q.start]
     before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
     bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
-    return Use(achieved=q.family in _RATES and bool(_ACHIEVED.search(before)),
+    return Use(achieved=q.family in _RATES and bool(_ACHIEVED.search(before) or _MEASURED_AFTER.match(sentence[q.end:])),
                reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole)), bound=bound)
 
 
@@ -217,7 +218,7 @@ def sentence_concepts(sentence: str) -> frozenset[str]:
 
 
 def is_ceiling(f: Fact) -> bool:
-    return f.metric.startswith(("ceiling.", "device.fp", "device.tf", "device.bf", "device.dram")) or \
+    return f.metric.startswith(("ceiling.", "device.fp", "device.tf", "device.bf", "device.dram", "device.link")) or \
         f.metric.endswith("peak_sustained")
 
 

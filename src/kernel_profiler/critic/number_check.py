@@ -14,7 +14,7 @@ from .concepts import API_NAME, GENERIC, metric_concepts, unit_concepts
 from .context import Context
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
-from .match import (Operand, Use, candidates, close, derived_values, kernel_mentions, match_bound, match_derived,
+from .match import (Operand, Use, candidates, close, derived_values, is_ceiling, kernel_mentions, match_bound, match_derived,
                     match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss
@@ -198,7 +198,8 @@ def check_numbers(c: Context) -> list[str]:
         bad = None if operand else contradiction(q, s, ks, c.facts, use, headline=c.strict[i],
                                                        evidence=where == "evidence") or \
             (None if c.strict[i] else stride_miss(q, cs, ks, c.facts))
-        if bad is not None and bad.kernel is None and not kernel_mentions(s, c.facts) and _elsewhere(q, bad, c.facts):
+        if bad is not None and bad.kernel is None and not is_ceiling(bad) and not kernel_mentions(s, c.facts) and \
+                _elsewhere(q, bad, c.facts):
             bad = None  # a program-level statistic missed, but the same statistic of one of its kernels: that kernel's
             # value in a clause that names no kernel, not an invention
         if c.strict[i] and bad is None and not operand and _pinned(q, toks, cs, ks, c.facts):
@@ -214,7 +215,11 @@ def check_numbers(c: Context) -> list[str]:
             c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))
             continue
         c.audit.append(NumberAudit(written=q.written, where=where))
-        if bad is not None:
+        if bad is not None and is_ceiling(bad) and close(bad.value, q.value, q.tol):
+            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') is the device's ceiling "
+                       f"{bad.metric} ({bad.artifact}), presented as measured or achieved: quote what the capture "
+                       f"measures.")
+        elif bad is not None:
             out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') does not match the measured "
                        f"{bad.metric}, which the capture holds as {bad.value:.4g} ({bad.artifact}): quote the measured "
                        f"value.")

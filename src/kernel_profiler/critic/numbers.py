@@ -126,6 +126,7 @@ _RANGE_HEAD = re.compile(_NUM + r"\s?(?:-|–|to)\s?$")
 # "~200 us", "about 220 us": an approximate number is read to APPROX_TOL of its value (or its written precision)
 _APPROX = re.compile(r"(?:~|≈|\babout|\baround|\broughly|\bapproximately|\bapprox\.?|\bnearly|\balmost|\bsome)\s*$", re.I)
 APPROX_TOL = 0.05
+_EXPONENT = re.compile(r"\d\s*(?:\^|\*\*)\s*$")
 
 
 def _approx(q: Quantity, t: str) -> Quantity:
@@ -150,6 +151,7 @@ def quantities(text: str) -> list[Quantity]:
             start = q.start - (len(t[max(0, q.start - 24):q.start]) - head.start())
             if not any(x.start <= start < x.end for x in out):
                 out.append(to_quantity(head["num"], head["exp"], head["mult"], q.unit, start, start + len(head["num"])))
+    out = [q for q in out if not _EXPONENT.search(t[max(0, q.start - 8):q.start])]  # "8192^3 FLOP": 3 is a power
     return sorted((_approx(_noun(q, t), t) for q in out), key=lambda q: q.start)
 
 

@@ -19,7 +19,7 @@ from typing import Optional
 
 from .concepts import GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
-from .match import Use, candidates, counts, describes, is_ceiling, several_kernels
+from .match import Use, candidates, close, counts, describes, is_ceiling, several_kernels
 from .numbers import METRIC_TOKEN, Quantity, metric_tokens, scrub
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
@@ -70,8 +70,13 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         not _HOST_SIDE.search(clause)  # "the launch call is 4.3 us": the host's call, not the kernel's time
     span = None if several_kernels(sentence) else _range(sentence, q)  # "each kernel takes 124-183 us": both
     # ends are measurements; "within ~10-20%" brackets one value
+    if use.achieved:  # a datasheet ceiling presented as measured or achieved ("the measured 64 GB/s link")
+        peak = next((f for fam, v, t in candidates(q) for f in facts.by_family.get(fam, [])
+                     if is_ceiling(f) and f.kernel is None and close(f.value, v, t)), None)
+        if peak is not None:
+            return peak
     best: Optional[tuple[tuple, Fact]] = None
-    for fam, v, _ in candidates(q):
+    for fam, v, t in candidates(q):
         if (q.family == "ratio" and fam != "ratio") or (q.family == "pct" and fam == "count"):
             continue  # "7.5x" compares two values: it is no count of anything; "50.4%" is a share, not 50 things
         for f in facts.by_family.get(fam, []):
@@ -85,7 +90,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 return None  # "within ~10-20%": a range that holds the measured value
             if span and f.concepts & {"stat_median", "stat_mean"}:
                 continue  # "steps 2-5 = 0.56-0.71 ms": the ends are single items, not the median of all of them
-            named = f.metric in tokens or use.achieved or \
+            named = f.metric in tokens or (use.achieved and f.family != "ratio") or \
                 any(x.startswith("api:") for x in f.concepts & concepts) or \
                 (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units))  # "132 blocks"
             if not named and f.kernel is None and not (program_specific and program_specific <= f.concepts):
@@ -95,6 +100,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                     not (timed_kernel and f.kernel is not None and "duration" in f.concepts):
                 continue  # pinned only by a specific word of the clause that describes this fact ("61.5 ms" alone
                 # names no measurement, nor does "DRAM 80% busy" name the GPU-busy fraction)
+            if close(f.value, v, t):
+                return None  # the value of what its own clause describes ("`cuLaunchKernel` itself 7.3 us" in a
+                # sentence that names another median): no contradiction
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
             far = FAR_MISS if (headline or evidence) and f.kernel is None else NEAR_MISS
             static = f.metric.startswith("sass.") and abs(v) > f.value * PIN_SPAN  # executed vs listed instructions
@@ -173,15 +181,17 @@ _RULED_OUT = re.compile(
     r"\b(no|not|never|none|nor|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|cannot|can't|no longer|"
     r"gone|removed|eliminated|fixed|resolved|ruled out|killed|got rid of|was the (?:whole |real |main |only )?problem|"
     r"used to|rather than|instead of|unlike|absent|negligible|residual|"
-    r"neither|free of|rules? out)\b|\w-free\b", re.I)
+    r"neither|free of|rules? out|kept out|left out of|excluded|set aside)\b|\w-free\b", re.I)
 _SENTENCE_END = re.compile(r"\.(?!\d)")
 
 
 def _clause(text: str, start: int, end: int, aside: bool = True) -> str:
     """The clause of `text` around text[start:end] (bounded by `_CLAUSE` and sentence ends; with the parenthetical
     aside that follows it, if `aside`)."""
-    a = max([0] + [m.end() for pat in (_CLAUSE, _SENTENCE_END) for m in pat.finditer(text, 0, start)])
-    ends = [m.start() for pat in (_CLAUSE, _SENTENCE_END) if (m := pat.search(text, end))]
+    code = re.sub(r"`[^`\n]*`", lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", text)  # "`aten::to`",
+    # "`dram__bytes_read.sum`": no clause ends inside a name
+    a = max([0] + [m.end() for pat in (_CLAUSE, _SENTENCE_END) for m in pat.finditer(code, 0, start)])
+    ends = [m.start() for pat in (_CLAUSE, _SENTENCE_END) if (m := pat.search(code, end))]
     b = min(ends, default=len(text))
     if aside and text[b:b + 1] == "(" and ")" in text[b:]:  # "1.12 ms per GEMM (nsys median of 20 launches)":
         b = text.index(")", b) + 1  # the aside says what the number is
@@ -189,8 +199,10 @@ def _clause(text: str, start: int, end: int, aside: bool = True) -> str:
 
 
 def ruled_out(text: str, start: int, end: int) -> bool:
-    """Whether the words at text[start:end] name a cause inside a clause that rules it out."""
-    return bool(_RULED_OUT.search(_clause(text, start, end, aside=False)))
+    """Whether the words at text[start:end] name a cause inside a clause that rules it out (a negation inside the
+    cause's own words, "no coalescing", "data it never uses", does not)."""
+    masked = text[:start] + " " * (end - start) + text[end:]
+    return bool(_RULED_OUT.search(_clause(masked, start, end, aside=False)))
 
 
 _BINDS = re.compile(r"`?\s*(?:=|:|is|of)\s*(?:~|about\s+)?$")

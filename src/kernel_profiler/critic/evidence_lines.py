@@ -1,0 +1,91 @@
+"""Evidence lines of an answer: the numbers a line cites, the value its metric is bound to, and the lines of an
+evidence section (bullets with their wrapped continuations, table rows, or sentences)."""
+from __future__ import annotations
+
+import re
+
+from ..answer import Evidence
+from .arithmetic import chains
+from .numbers import (ARTIFACT_TOKEN, BARE, METRIC_TOKEN, Quantity, family_and_factor, quantities, scrub, sentences,
+                      to_quantity)
+
+BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$")
+
+
+def numbers_of(line: str) -> list[Quantity]:
+    """Numbers of a line in order: with their unit where one is written (`quantities`: ranges, count nouns), else bare."""
+    with_unit = quantities(line)
+    taken = [(q.start, q.end) for q in with_unit]
+    bare = [to_quantity(m["num"], m["exp"], m["mult"], None, m.start(), m.end()) for m in BARE.finditer(scrub(line))
+            if not any(a <= m.start() < b for a, b in taken)]
+    return sorted(with_unit + bare, key=lambda q: q.start)
+
+
+_SHAPE_FACTOR = re.compile(r"\s?[x×]?\s?\d+(?![\d.]|,\d)(?!\s?(?:[kKMGT]i?B\b|bytes?|[mun]?s\b|µs|%))")  # "256×32 float"
+_SHAPE_FACTOR_BEFORE = re.compile(r"(?<![\d.])\d+\s?[x×]\s?$")
+
+
+def _headline(line: str, nums: list[Quantity]) -> Quantity:
+    """The value an evidence line cites: its first number, or, for a ratio of two metrics, the result of the
+    arithmetic that number starts (`sectors / requests = 67,108,864 / 2,097,152 = 32`)."""
+    metric = METRIC_TOKEN.search(line.replace("`", " "))
+    for st in chains(line) if metric and "/" in metric.group(0) else ():  # a ratio of two metrics, worked out
+        if st.ok and st.operands[0].start == nums[0].start:
+            return next((q for q in nums if q.start == st.result.start), nums[0])
+    t = scrub(line)  # "copies a 256×32 float tile ...": the factors of a shape are no measurement
+    def factor(q: Quantity) -> bool:
+        if q.unit and q.unit not in ("x", "×") and family_and_factor(q.unit)[0] == "count":
+            return False  # "2128 blocks x 1024": the counted grid, then the block
+        times = q.unit in ("x", "×") or re.match(r"\s?[x×]", t[q.end:])
+        return bool(times and _SHAPE_FACTOR.match(t, q.end) and "." not in q.written) or \
+            bool(_SHAPE_FACTOR_BEFORE.search(t[:q.start]) and not q.unit and "." not in q.written)
+    return next((q for q in nums if not factor(q)), nums[0])
+
+
+def metric_values(line: str) -> list[Quantity]:
+    """The numbers of an evidence line that may be its metric's value: the first one, and the one written at the
+    metric's name: right after it (`metric` = 4) or right before it with only words between (4 useful bytes
+    (`metric`))."""
+    metric_m = METRIC_TOKEN.search(line.replace("`", " "))
+    scrubbed = scrub(line)
+    nums = numbers_of(line)
+    if not nums:
+        return []
+    picked = [_headline(line, nums)]
+    if metric_m:
+        a, b = metric_m.span()
+        after = [q for q in nums if q.start >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:q.start])]
+        before = [q for q in nums if q.end <= a and re.fullmatch(r"[A-Za-z/ -]{0,30}?[\s(\[]*", scrubbed[q.end:a])]
+        picked += after[:1] or before[-1:]
+    return picked
+
+
+def parse_evidence(section: str) -> list[Evidence]:
+    lines: list[str] = []
+    for line in section.splitlines():
+        m = BULLET.match(line)
+        if m:
+            lines.append(m.group(1))
+        elif lines and line.startswith((" ", "\t")) and line.strip():  # a wrapped bullet continues
+            lines[-1] += " " + line.strip()
+    if not lines and section.strip():  # a table's rows, or a paragraph's sentences
+        rows = [line for line in section.splitlines() if line.strip().startswith("|") and not line.strip().startswith("|--")]
+        lines = rows or sentences(section)
+    out = []
+    for line in lines:
+        metric_m = METRIC_TOKEN.search(line.replace("`", " "))
+        art_m = ARTIFACT_TOKEN.search(line)
+        nums = numbers_of(line)
+        if not nums:
+            continue
+        value_q = _headline(line, nums)  # the line's value (`metric_values` adds the one written at the metric's name)
+        if metric_m:  # "41.9M sectors for 2.10M requests; `metric` = 9.6 bytes": the metric is bound to its own value
+            bound = re.match(r"[\s`)\]*]*(?:=|:)[\s*~]*", line[metric_m.end():])
+            value_q = next((q for q in nums if bound and q.start == metric_m.end() + bound.end()), value_q)
+        unit = value_q.unit or None
+        raw = value_q.value / family_and_factor(unit)[1]  # the number as written, in its own unit
+        kern = re.search(r"`([A-Za-z_]\w*)(?:\(|`)", line)
+        out.append(Evidence(metric=metric_m.group(0).replace(" ", "") if metric_m else None, value=raw,
+                                unit=unit, artifact=art_m.group(0) if art_m else None,
+                                kernel=kern.group(1) if kern else None, meaning=line.strip()))
+    return out
