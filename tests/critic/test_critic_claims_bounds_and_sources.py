@@ -238,3 +238,22 @@ def test_a_grid_written_before_its_block_and_a_rough_target():
     assert metric_values("copies a 256×32 float tile, 1.2 ms")[0].written == "1.2 ms"  # a shape's factors are no value
     assert fix_metric_direction("I'd expect the copy bandwidth to go from 7.9 GB/s to roughly 40-50 GB/s.") == \
         ("copy bandwidth", "increase")
+
+
+_BULLETS_ONLY = """- bottleneck: register spills in `many_accumulators` -> local-memory traffic, not math, sets the time
+- ptxas.log: 32 regs, 784 B spill stores + 784 B spill loads; sass.txt: 384 LDL/STL
+- ncu: L2 throughput 91.5%, DRAM 57.6%; FMA pipe 4.5%; 10.68 ms
+- floor: 26 GFLOP / 66.9 TFLOP/s = 0.39 ms → ~27× gap, all spill round trips
+- fix: remove the register cap; local sectors → 0, time 10.7 → ~1 ms (est.)
+"""
+
+
+def test_a_note_of_labelled_bullets_only_and_its_gap_line():
+    from kernel_profiler.critic.chain import causal_chain
+
+    a = parse_answer(_BULLETS_ONLY)
+    assert a.bottleneck.startswith("register spills") and len(a.evidence) == 2 and a.fix is not None
+    assert causal_chain(a.explanation, ["local_memory_spill"], a.bottleneck) is None  # the cause is in the verdict
+    bare = _BULLETS_ONLY.replace(" -> local-memory traffic, not math, sets the time", "")
+    b = parse_answer(bare)
+    assert causal_chain(b.explanation, ["local_memory_spill"], b.bottleneck) is not None  # a gap line, no cause

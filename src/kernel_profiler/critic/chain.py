@@ -24,7 +24,7 @@ _LINK = re.compile(r"\b(is|are|was|runs?|takes?|sits?|reach\w*|gets?|moves?|deli
                    r"means?|makes?|leaves?|stays?|remains?|needs?|comes? to)\b|=|≈|→", re.I)
 _REPORTS = re.compile(r"\b(shows?|lists?|reports?|counters?|the table|elevated|these are)\b", re.I)
 _RELATED = re.compile(r"roofline|floor|ceiling|\blimit\b|speed[- ]of[- ]light|\bSOL\b|\blink\b|the least|at best|"
-                      r"theoretical|full rate|\bidl\w+|\bwait\w*|\bbusy\b|\bstep\b|\d(\.\d+)?\s?x\b|"
+                      r"theoretical|full rate|\bidl\w+|\bwait\w*|\bbusy\b|\bstep\b|\d(\.\d+)?\s?(?:x\b|×)|\bgap\b|"
                       r"times (slower|faster|longer|more)|\b(than|versus|vs\.?|against|compared)\b", re.I)
 
 
@@ -48,6 +48,10 @@ def causal_chain(mechanism: str, claimed: list[str], verdict: str = "") -> Optio
     prose = [s for s in sentences(mechanism) if len(re.findall(r"[A-Za-z]{3,}", scrub(s))) >= 6
              and len(METRIC_TOKEN.findall(s)) <= 2]
     arrows = len(_ARROW_STEP.findall(text)) >= 2  # "stride 32 floats -> same bank -> 32-way": a chain in notation
+    told = _ARROW_STEP.search(scrub(verdict)) or any(_CAUSAL.search(scrub(s)) for s in sentences(verdict))
+    if told and any(relates(s) for s in sentences(mechanism)) and len(re.findall(r"[A-Za-z]{3,}", scrub(verdict))) >= 6:
+        prose = prose or sentences(mechanism)  # "- floor: ... = 0.39 ms -> ~27x gap" under a verdict that gives the
+        words = words + re.findall(r"[A-Za-z]{3,}", scrub(verdict))  # cause ("spills -> local traffic sets the time")
     if (len(words) < 10 and not (arrows and len(words) >= 6)) or not prose:
         return "the mechanism is not an explanation (too few words of prose)"
     related = any(relates(s) for s in sentences(mechanism))

@@ -229,11 +229,12 @@ def _terse(text: str) -> dict[str, str]:
     paragraphs after it (the last one is the fix, any before it the mechanism)."""
     blocks = [b.strip() for b in re.split(r"\n[ \t]*\n", text or "") if b.strip()]
     lists = [i for i, b in enumerate(blocks) if sum(bool(BULLET.match(x)) for x in b.splitlines()) >= 2]
-    if not lists or len(blocks) < 2:
+    labelled = bool(lists) and _BULLET_LABEL.match(blocks[lists[0]].splitlines()[0])  # "- bottleneck: ..." first
+    if not lists or (len(blocks) < 2 and not labelled):
         return {}
     i = lists[0]
     head = blocks[:i] or [blocks[i].splitlines()[0]]
-    body = blocks[i] if i else "\n".join(blocks[i].splitlines()[1:])
+    body = blocks[i] if i or labelled else "\n".join(blocks[i].splitlines()[1:])
     after = blocks[i + 1:]
     out = {"bottleneck": _LABEL.sub("", head[0], count=1).strip()}
     if after:
