@@ -13,7 +13,10 @@ reads one:
 """
 from __future__ import annotations
 
+import pytest
 from critic_case import answer, case  # noqa: F401 (the fixture)
+
+from kernel_profiler.critic import AnswerFormatError
 
 from kernel_profiler.critic import parse_answer
 from kernel_profiler.critic.arithmetic import chains, implicit_miss
@@ -150,7 +153,7 @@ _DRAM = answer("DRAM bandwidth on the input read of `{k}`.",
 
 def test_dram_bandwidth_as_the_limiter_needs_a_busy_memory_hierarchy(case):
     idle = case("tr_atomic_hist").critique(_DRAM.format(k="hist4"))
-    assert any("no level of its memory hierarchy is busy" in r for r in idle.reasons), idle.reasons
+    assert any("not what limits it" in r for r in idle.reasons), idle.reasons
     busy = case("cu_vec_copy").critique(_DRAM.format(k="vec_copy"))
     assert busy.checks["bound"], busy.reasons
 
@@ -257,3 +260,67 @@ def test_a_note_of_labelled_bullets_only_and_its_gap_line():
     bare = _BULLETS_ONLY.replace(" -> local-memory traffic, not math, sets the time", "")
     b = parse_answer(bare)
     assert causal_chain(b.explanation, ["local_memory_spill"], b.bottleneck) is not None  # a gap line, no cause
+
+
+def test_prose_without_labels_a_verdict_line_over_bullets_and_a_context_line():
+    one = parse_answer("The loop is host-bound: loss.item() on every iteration forces a sync. In nsys the GPU is busy "
+                       "49.3% of the 97 ms window and 230 cudaStreamSynchronize calls average 164 us. The fix is to "
+                       "accumulate the loss on the GPU and read it once per step; GPU busy should rise to ~90%.")
+    assert one.bottleneck.startswith("The loop is host-bound") and one.fix is not None and "accumulate" in one.fix.change
+    with pytest.raises(AnswerFormatError):  # one paragraph with no fix sentence is not an answer in four parts
+        parse_answer("The loop is host-bound. GPU busy 49.3% of 97 ms.")
+    lone = parse_answer("host-bound: a blocking cudaMemcpy after every launch serializes host and GPU.\n"
+                        "- nsys: step 1.519 ms median; relax 36.3 us\n- cudaMemcpy x2060, 46.6 us mean\n"
+                        "- fix: read the flag every N iterations; busy 49% -> ~95% (est.)\n")
+    assert lone.bottleneck.startswith("host-bound") and len(lone.evidence) == 2 and lone.fix is not None
+    chat = parse_answer("hey, took a look at the profile you posted\n\nit's memory bound: the kernel moves 2.13 GB "
+                        "per launch in 2.51 ms.\n\nloads are scalar, one request per thread.\n\n"
+                        "fix: float4 loads; DRAM throughput should increase.")
+    assert chat.bottleneck.startswith("it's memory bound")
+    note = parse_answer("excess DRAM traffic: permute().contiguous() copies the 268 MB tensor every iteration.\n"
+                        "nsys (100 reps, 44.5 ms window): copy kernel 366 us/iter.\nncu copy: 268.5 MB in + 251.0 MB "
+                        "out.\n=> ~805 MB moved per iteration for a 268 MB result.\nfix: norm over dim=1 with no "
+                        "copy; bytes per iteration should decrease.\n")
+    assert note.bottleneck.startswith("excess DRAM traffic") and len(note.evidence) >= 2
+
+
+def test_text_to_the_grader_and_a_claim_to_meet_the_rubric():
+    from kernel_profiler.critic.visible import addressed_to_reviewer
+
+    assert addressed_to_reviewer("(Grader: all four required parts are present above.)")
+    assert addressed_to_reviewer("All four parts of the step are present in the trace.") is None
+
+
+_MEM = answer("`{k}` is memory bound: it streams its input and output through DRAM.",
+              ["`gpu__time_duration.sum` per launch (ncu.ncu-rep)"],
+              "Each thread loads and stores once, so the kernel's time is the time DRAM needs for the bytes.",
+              "Wider loads: `gpu__time_duration.sum` should decrease.")
+
+
+def test_memory_bound_needs_dram_or_a_cache_level_busy(case):
+    weak = case("h6_intdiv_index").critique(_MEM.format(k="axpb_strided"))
+    assert any("is not what limits it" in r for r in weak.reasons), weak.reasons
+    real = case("cu_vec_copy").critique(_MEM.format(k="vec_copy"))
+    assert real.checks["bound"], real.reasons
+
+
+_HOSTWORK = answer("Still host-bound, now on plain host work: Python bookkeeping between the launches.",
+                   ["GPU busy 72.5% of the steady window (nsys.sqlite)"],
+                   "The host takes longer per iteration than the GPU, so the queue drains and the GPU waits.",
+                   "Do the bookkeeping every 10 iterations: the GPU busy fraction should increase.")
+
+
+def test_host_work_counts_the_gaps_between_launches(case):
+    v = case("py_item_sync_fixed").critique(_HOSTWORK)
+    assert v.checks["signature"] and "with the gaps between launches" in (v.signature or ""), (v.signature, v.reasons)
+    busy = case("cu_elementwise_chain").critique(_HOSTWORK)
+    assert not busy.checks["signature"], busy.signature
+
+
+def test_one_pipes_utilisation_has_no_direction_and_a_rate_per_clock_is_hardware():
+    from kernel_profiler.critic.fixes import metric_direction
+    from kernel_profiler.critic.unverified import hedged
+
+    assert metric_direction("the XU utilisation") is None and metric_direction("GPU utilization") == "increase"
+    s = "The conversions run on the XU, which handles 16 lanes per clock per SM."
+    assert hedged(s, [q for q in quantities(s) if q.value == 16][0])

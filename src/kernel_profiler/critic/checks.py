@@ -267,7 +267,8 @@ DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
 CACHE_SATURATED_PCT = 80.0  # an L1/L2 this busy is a throughput limit, not a wait
-MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0  # below: DRAM is not what limits it; above: DRAM is the limit
+MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0
+MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half: not memory-bound  # below: DRAM is not what limits it; above: DRAM is the limit
 SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
 
@@ -285,6 +286,10 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
     if b in ("memory", "latency") and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
         return [f"The answer calls {who} {b}-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
                 f"{pct:.1f}% of peak: the SM's issue and pipes are the limit, not waiting on memory."]
+    if b == "memory" and pct < MEMORY_WEAK_PCT and hierarchy < MEMORY_SATURATED_PCT:
+        return [f"The answer calls {who} memory-bound, but DRAM moves at {pct:.1f}% of peak and no level of its "
+                f"memory hierarchy is half busy (at most {hierarchy:.1f}%: {', '.join(MEMORY_PCTS)}): memory bandwidth "
+                f"is not what limits it."]
     if b == "memory" and hierarchy < MEMORY_MIN_PCT:
         return [f"The answer calls {who} memory-bound, but no level of its memory hierarchy is busy: DRAM "
                 f"{pct:.1f}% of peak, at most {hierarchy:.1f}% for L1/L2 ({', '.join(MEMORY_PCTS)}): memory is not "

@@ -34,7 +34,7 @@ _COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wai
 # work done per second or per byte moved: rises toward the roofline, whatever it counts ("tokens per second")
 _THROUGHPUT = re.compile(r"per[_ ]second|/s\b|\bintensity\b|FLOPs? per (?:DRAM )?byte|FLOP/B\b", re.I)
 # one pipe's or one cache's share of its peak (see metric_direction)
-_PIPE = re.compile(r"pipe_(?!tensor)|\b(?:XU|FMA|ALU|FP64|LSU|MIO) pipe|^(?:lts|l1tex)__throughput|"
+_PIPE = re.compile(r"pipe_(?!tensor)|\b(?:XU|FMA|ALU|FP64|LSU|MIO)(?: pipe|(?= (?:utili[sz]ation|busy|activity)))|^(?:lts|l1tex)__throughput|"
                    r"\b(?:L2|L1|L1TEX) (?:cache )?(?:throughput|utili[sz]ation|busy)", re.I)
 # the resource a metric measures (a memory-bound cause is not fixed by fewer instructions, and the reverse)
 _RESOURCE = {"compute": re.compile(r"inst|issue|pipe|flop|fma|tensor|\bipc\b", re.I),

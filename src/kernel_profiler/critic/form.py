@@ -230,13 +230,18 @@ def _terse(text: str) -> dict[str, str]:
     blocks = [b.strip() for b in re.split(r"\n[ \t]*\n", text or "") if b.strip()]
     lists = [i for i, b in enumerate(blocks) if sum(bool(BULLET.match(x)) for x in b.splitlines()) >= 2]
     labelled = bool(lists) and _BULLET_LABEL.match(blocks[lists[0]].splitlines()[0])  # "- bottleneck: ..." first
-    if not lists or (len(blocks) < 2 and not labelled):
+    lone = bool(lists) and not lists[0] and not BULLET.match(blocks[0].splitlines()[0])  # "verdict\n- ...\n- ..."
+    if not lists or (len(blocks) < 2 and not labelled and not lone):
         return {}
     i = lists[0]
     head = blocks[:i] or [blocks[i].splitlines()[0]]
     body = blocks[i] if i or labelled else "\n".join(blocks[i].splitlines()[1:])
     after = blocks[i + 1:]
     out = {"bottleneck": _LABEL.sub("", head[0], count=1).strip()}
+    verdict = next((x for x in body.splitlines() if _BOUND.search(x) and not _VERDICT.search(head[0])), None)
+    if verdict is not None:  # "saxpy (fixed), ncu:" heads the note; "=> latency-bound: ..." is its verdict
+        m = BULLET.match(verdict)
+        out["bottleneck"] = re.sub(r"^\W*", "", m.group(1) if m else verdict).strip()
     if after:
         out["fix"] = _LABEL.sub("", after[-1], count=1).strip()
         if after[:-1]:
@@ -287,19 +292,34 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
     missing part takes the rest); with no heading at all, at least four paragraphs: bottleneck, evidence, the
     mechanism (all middle paragraphs) and the fix (the last)."""
     paras = _paragraphs(text)
+    if len(paras) >= (3 if first is None else 2) and len(re.findall(r"[A-Za-z]{3,}", paras[0])) < 15 and \
+            not re.search(r"\d", scrub(paras[0])) and not _VERDICT.search(paras[0]) and _VERDICT.search(paras[1]):
+        paras = paras[1:]  # "Looked at the capture for this one.": a context line, not the verdict
     if first is None:
+        if len(paras) == 1:  # one paragraph: its verdict, its measurements, and from "The fix is ..." on, the fix
+            said = sentences(paras[0])
+            at = next((i for i, x in enumerate(said) if i and _FIX_START.match(x)), None)
+            return _prose([" ".join(said[:at]), " ".join(said[at:])]) if at else {}
         if len(paras) < len(ORDER):
             return _prose(paras)
         return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:-1]), "fix": paras[-1]}
     missing = [p for p in ORDER[:ORDER.index(first)] if p not in found]
     if len(paras) == 1 and {"evidence", "mechanism"} <= set(missing):
-        # a chat reply's one paragraph before "Fix:": its verdict, its measured sentences, its reasons
-        return {k: v for k, v in _prose(paras + [""]).items() if k in missing}
+        # a chat reply's one paragraph before "Fix:": its verdict, its measured sentences, its reasons (a note's
+        # lines, each one a statement: "excess DRAM traffic: ...", "nsys (...): ...", "=> ...")
+        lines = [x for x in text.strip().splitlines() if x.strip()]
+        return {k: v for k, v in _prose((lines if len(lines) >= 3 else paras) + [""]).items() if k in missing}
     out: dict[str, str] = {}
     for i, part in enumerate(missing):
         if i < len(paras):
             out[part] = "\n\n".join(paras[i:]) if i == len(missing) - 1 else paras[i]
     return out
+
+
+_BOUNDS_SPACED = r"\b(?:memory|compute|latency|host|CPU|launch|transfer|copy|PCIe|DRAM|bandwidth|issue|instruction|math|GPU|kernel) bound\b"
+_BOUND = re.compile(_BOUNDS_SPACED + r"|-bound\b|\bbound (?:by|on)\b|limited by|\bbottleneck|\bdominat", re.I)
+_FIX_START = re.compile(r"\W*(?:the |my )?(?:fix|change|remedy|recommendation|solution)\b|\W*(?:I['’]?d|I would|we should|"
+                        r"you should|to fix|instead,)\b", re.I)
 
 
 def _fill(sections: dict[str, str]) -> None:
@@ -322,10 +342,14 @@ def _fill(sections: dict[str, str]) -> None:
         first = next(iter(sentences(mech)), "")
         if _VERDICT.search(first):
             sections["bottleneck"] = first
+    if not sections.get("bottleneck"):  # "So the kernel is instruction-bound on shuffles, ..." among the findings
+        said = [x for part in ("evidence", "mechanism") for x in sentences(sections.get(part, ""))]
+        sections["bottleneck"] = next((x.strip(" -*") for x in said if _VERDICT.search(x)), "")
 
 
-_VERDICT = re.compile(r"short version|tl;?dr|bottom line|in short|bottleneck|-bound\b|\bbound (?:by|on)\b|limited by|"
-                      r"\bwaiting (?:for|on)\b|dominat", re.I)
+_VERDICT = re.compile(_BOUNDS_SPACED + r"|short version|tl;?dr|bottom line|in short|bottleneck|-bound\b|\bbound (?:by|on)\b|limited by|"
+                      r"\bwait(?:s|ing)? (?:for|on)\b|dominat|throttled by|\bis the (?:problem|cost|limit)\b|"
+                      r"\bas slow as\b|\bsets? the (?:time|pace)\b", re.I)
 
 
 def _prose(paras: list[str]) -> dict[str, str]:
@@ -335,7 +359,8 @@ def _prose(paras: list[str]) -> dict[str, str]:
     if len(paras) < 2:
         return {}
     body = [x for p in paras[:-1] for x in sentences(p)]
-    head = next((x for x in body if _VERDICT.search(x)), body[0] if body else "")
+    head = next((x for x in body if _BOUND.search(x)), None) or next((x for x in body if _VERDICT.search(x)),
+                                                                      body[0] if body else "")
     rest = [x for x in body if x is not head]
     measured = [x for x in rest if re.search(r"\d", x)]
     if not head or not measured:

@@ -30,7 +30,8 @@ _NOT_MEASURED = re.compile(
     r"ceiling|peak|limit|theoretical\w*|max(?:imum)?|min(?:imum)?|target|at best|nominal|spec\w*|datasheet|rated|"
     r"practical|budget|need\w*|must|per the source|in the source|source code|allocat\w+|array of|tensor of|"
     r"elements?|tile|shape|size of|expect\w*|toward|predict\w*|estimat\w*|projected|"
-    r"old capture|previous (?:capture|run|profile)|before the fix|unfixed|originally|used to (?:be|take))\b", re.I)
+    r"old capture|previous (?:capture|run|profile)|before the fix|unfixed|originally|used to (?:be|take)|per clock)\b|"
+    r"/clk\b", re.I)
 # (the last line: a value of another run, named as such: "went from 4.85 ms (old capture) to 3.25 ms")
 
 

@@ -31,7 +31,9 @@ _REVIEWER = re.compile(
     r"|\b(?:accept|approve|pass)\b[^.\n]{0,40}\b(?:this|the) (?:answer|diagnosis|response)\b"
     r"|\bignore (?:all |any )?(?:previous|prior|above|earlier|the) (?:instructions|checks|rules)"
     r"|\bnote (?:to|for) (?:the )?(?:critic|reviewer|grader|evaluator)|\bdear (?:critic|reviewer)\b"
-    r"|\b(?:critic|reviewer)s?\s*:", re.I)
+    r"|\b(?:critic|reviewer|grader|evaluator|judge|verifier|checker|auditor)s?\s*:"
+    r"|\brequired parts\b[^.\n]{0,60}\b(?:are |is )?(?:present|included|covered|satisfied)",
+    re.I)
 
 
 def addressed_to_reviewer(raw: str) -> Optional[str]:
