@@ -32,7 +32,13 @@ DATA = Path(__file__).parent / "data"
 # `adversarial_blind17` (45 answers, all Diagnosis JSON: the form the Claude path submits through submit_answer) was
 # written blind on 2026-12-01 and scored once, at c33ab6e: 1/25 false accepts, 2/20 false rejects. Its bounds guard
 # that form against regressions; a failure prints its misses, and the set is a development set from then on.
-RATCHET = {"adversarial": (0, 1), "adversarial_holdout": (0, 0), "adversarial_blind17": (1, 2)}
+# `adversarial_blind22` and `adversarial_blind23` (45 answers each, prose and Markdown in many people's styles) were
+# written blind on 2026-12-01 (fifth session) and scored once, at c6044b7: 1/25 and 8/20, 4/25 and 9/20.
+# `adversarial_blind20` and `adversarial_blind21` (prose, scored once blind at 3242d21: 4/25 and 7/20, 3/25 and 9/20)
+# were development sets from 16:03 UTC; their bounds are their counts at c6044b7.
+RATCHET = {"adversarial": (0, 1), "adversarial_holdout": (0, 0), "adversarial_blind17": (1, 2),
+           "adversarial_blind20": (2, 6), "adversarial_blind21": (3, 5),
+           "adversarial_blind22": (1, 8), "adversarial_blind23": (4, 9)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
@@ -52,6 +58,6 @@ def test_adversarial_set_false_accepts_and_rejects(captures, set_name):
             (false_accepts if a["expected"] == "reject" else false_rejects).append(
                 f"{a['id']} ({a['category']}): {'; '.join(verdict.reasons)[:300]}")
     report = "\n".join(["false accepts:", *false_accepts, "false rejects:", *false_rejects, "unreadable:", *unreadable])
-    assert not unreadable, report
     assert len(false_accepts) <= max_false_accepts, report
-    assert len(false_rejects) <= max_false_rejects, report
+    assert len(false_rejects) + len(unreadable) <= max_false_rejects, report  # a correct answer refused as unreadable
+    # is a false reject
