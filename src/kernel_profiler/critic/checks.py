@@ -267,8 +267,8 @@ DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
 CACHE_SATURATED_PCT = 80.0  # an L1/L2 this busy is a throughput limit, not a wait
-MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0
-MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half: not memory-bound  # below: DRAM is not what limits it; above: DRAM is the limit
+MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0  # below: DRAM is not what limits it; above: DRAM is the limit
+MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half busy: not memory-bound
 SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
 
