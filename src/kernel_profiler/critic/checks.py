@@ -267,8 +267,9 @@ DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
 CACHE_SATURATED_PCT = 80.0  # an L1/L2 this busy is a throughput limit, not a wait
-MEMORY_MIN_PCT, MEMORY_LIMITS_PCT = 15.0, 70.0  # below: DRAM is not what limits it; above: DRAM is the limit
-MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half busy: not memory-bound
+MEMORY_LIMITS_PCT = 70.0  # DRAM this busy is the limit
+MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half busy: not memory-bound (this
+# holds whenever no level is even 15% busy, the rule it replaced)
 SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
 
@@ -281,7 +282,8 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
     if not fs or b not in ("memory", "compute", "latency"):
         return []
     pct, who = fs[0].value, f"`{c.facts.kernels.get(key, key)}`"
-    hierarchy = max([f.value for m in MEMORY_PCTS for f in c.facts.named(m, key)] + [pct])
+    levels = [(f.value, m) for m in MEMORY_PCTS for f in c.facts.named(m, key)]  # (% busy, metric) per level
+    hierarchy = max([v for v, _ in levels] + [pct])
     sm = max([f.value for f in c.facts.named(SM_PCT, key)], default=None)
     if b in ("memory", "latency") and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
         return [f"The answer calls {who} {b}-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
@@ -290,14 +292,10 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
         return [f"The answer calls {who} memory-bound, but DRAM moves at {pct:.1f}% of peak and no level of its "
                 f"memory hierarchy is half busy (at most {hierarchy:.1f}%: {', '.join(MEMORY_PCTS)}): memory bandwidth "
                 f"is not what limits it."]
-    if b == "memory" and hierarchy < MEMORY_MIN_PCT:
-        return [f"The answer calls {who} memory-bound, but no level of its memory hierarchy is busy: DRAM "
-                f"{pct:.1f}% of peak, at most {hierarchy:.1f}% for L1/L2 ({', '.join(MEMORY_PCTS)}): memory is not "
-                f"what limits it."]
     if b in ("compute", "latency") and pct >= MEMORY_LIMITS_PCT:
         return [f"The answer calls {who} {b}-bound, but it moves DRAM at {pct:.1f}% of peak ({DRAM_PCT}): "
                 f"memory bandwidth is the limit."]
-    busiest = max(((f.value, m) for m in MEMORY_PCTS[1:] for f in c.facts.named(m, key)), default=None)
+    busiest = max((x for x in levels if x[1] != MEMORY_PCTS[0]), default=None)  # a cache level, L2 or L1
     if b == "latency" and c.claimed is None and busiest is not None and busiest[0] >= CACHE_SATURATED_PCT:
         # a bare "latency-bound" (no catalogued cause: atomics and occupancy limits keep their own signatures)
         return [f"The answer calls {who} latency-bound, but its cache hierarchy is {busiest[0]:.1f}% busy "

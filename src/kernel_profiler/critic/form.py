@@ -347,7 +347,7 @@ def _fill(sections: dict[str, str]) -> None:
         sections["bottleneck"] = next((x.strip(" -*") for x in said if _VERDICT.search(x)), "")
 
 
-_VERDICT = re.compile(_BOUNDS_SPACED + r"|short version|tl;?dr|bottom line|in short|bottleneck|-bound\b|\bbound (?:by|on)\b|limited by|"
+_VERDICT = re.compile(_BOUND.pattern + r"|short version|tl;?dr|bottom line|in short|bottleneck|"
                       r"\bwait(?:s|ing)? (?:for|on)\b|dominat|throttled by|\bis the (?:problem|cost|limit)\b|"
                       r"\bas slow as\b|\bsets? the (?:time|pace)\b", re.I)
 
