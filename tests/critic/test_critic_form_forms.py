@@ -67,13 +67,20 @@ def test_each_form_is_read_in_order_and_checked(softmax, form):
                                            for r in bad.reasons), bad.reasons
 
 
-def test_one_paragraph_stays_unreadable_and_two_of_prose_are_read(softmax):
-    """A chat reply in two or three paragraphs: the verdict sentence, the sentences with numbers (evidence), the last
-    paragraph the fix. One paragraph gives no fix apart from its claim: unreadable."""
+def test_one_paragraph_is_read_by_sentence_roles_and_two_of_prose_are_read(softmax):
+    """A chat reply in one paragraph: the verdict sentence is the bottleneck, the sentences with numbers the evidence,
+    the sentence that says what to do (and the effect after it) the fix; without such a sentence the fix is missing.
+    Two or three paragraphs: the last one is the fix. Text with no sentence of numbers stays unreadable."""
     _, dg, m = softmax
     p = parts(m, dg)
+    a = parse_answer(f"{p[0]} {p[1]} {p[2]} {p[3]}")
+    assert a.bottleneck.startswith("`softmax_rows` is memory-bound") and a.evidence, a
+    assert a.fix_text.startswith("Map consecutive threads") and a.fix.direction == "increase", a
+    assert check(softmax, f"{p[0]} {p[1]} {p[2]} {p[3]}").verdict == "accept"
+    no_fix = check(softmax, f"{p[0]} {p[1]} {p[2]}")
+    assert no_fix.verdict == "reject" and any("fix part is missing" in r for r in no_fix.reasons), no_fix.reasons
     with pytest.raises(AnswerFormatError):
-        parse_answer(f"{p[0]} {p[1]} {p[2]} {p[3]}")
+        parse_answer("Looked at the capture. The softmax kernel seems slow. Not sure why yet.")
     a = parse_answer(f"{p[0]} {p[1]}\n\n{p[2]} {p[3]}")
     assert a.bottleneck and a.evidence and a.fix_text.startswith(p[2][:20]), a
 

@@ -48,6 +48,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"device__attribute_max_shared_memory_per", "shared_mem peak"),
     (r"kernels_per_step", "launches steps"), (r"^device\.link_bandwidth", "link peak bandwidth"),
     (r"kernel_gap", "idle"), (r"kernel_period", "period"), (r"median", "stat_median"), (r"_mean_|\.mean_ns$", "stat_mean"),
+    (r"_max_ns$|\.max_ns$", "stat_max"), (r"_min_ns$|\.min_ns$", "stat_min"),
     (r"global_(ld|st)_bytes", "bytes global"), (r"global_ld_bytes", "read"), (r"global_st_bytes", "write"),
     (r"waves_per_multiprocessor", "waves"),
     (r"_sectors", "sectors"), (r"_requests", "requests"),
@@ -185,6 +186,8 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"\bBF16\b|bfloat16", "bf16"), (r"\bFP16\b|half[- ]precision", "fp16"), (r"\bFP8\b", "fp8"),
     (r"\bFP64\b|double[- ]precision", "fp64"),
     (r"\bmedian\b", "stat_median"), (r"\bmean\b|\baverage\b|\bavg\b|\bon average\b", "stat_mean"),
+    (r"\bmax(?:imum)?\b|\blongest\b|\bslowest\b|\bworst\b", "stat_max"),
+    (r"\bmin(?:imum)?\b|\bshortest\b|\bfastest\b|\bquickest\b", "stat_min"),
     (r"\bx\b|×|\btimes\b|fold|fraction|ratio|faster|slower|\bmore\b|\bfewer\b|\bless\b", "ratio"),
 ]]
 

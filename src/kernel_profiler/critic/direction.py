@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .numbers import METRIC_TOKEN, sentences
+from .numbers import METRIC_TOKEN, family_and_factor, sentences
 
 # a setting of the launch or the build: the change itself, not a measured effect of it
 SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ _]thread|threads per block|"
@@ -22,7 +22,7 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "halve": "decrease", "vanish": "decrease"}
 _DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
 _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?%)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
-                           r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|achieved occupancy|occupancy|sectors per request|bytes per sector|"
+                           r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b)\w+)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
@@ -37,7 +37,7 @@ _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)
 
 def clause_direction(clause: str) -> Optional[str]:
     """The direction the clause states first: a move from one value to another, or a direction word."""
-    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and _num(m.group(1)) != _num(m.group(2))]
+    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and _num(m["a"]) != _num(m["b"])]
     d = _DIR_RE.search(clause)
     w = _FROM_TO_WORD.search(clause)
     first = min(moves + [x for x in (d, w) if x], key=lambda m: m.start(), default=None)
@@ -47,12 +47,13 @@ def clause_direction(clause: str) -> Optional[str]:
         return "increase" if w.group("up") else "decrease"
     if first is d:
         return _DIR_WORDS[d.group(1).lower()]
-    return "increase" if _num(first.group(2)) > _num(first.group(1)) else "decrease"
+    return "increase" if _rises(first) else "decrease"
 
 
-_FROM_TO = re.compile(r"\bfrom\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*\S*\s+(?:\S+\s+)?to(?:ward)?\s+"
+_FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:ward)?\s+"
                       r"(?:~|(?:about|roughly|around|approximately|nearly|almost)\s+~?|>=?\s*|<\s*|"
-                      r"(?:well\s+)?(?:under|below|over|above)\s+)?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)", re.I)
+                      r"(?:well\s+)?(?:under|below|over|above)\s+)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)"
+                      r"(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?", re.I)
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
@@ -62,12 +63,23 @@ def _num(text: str) -> float:
     return float(text[:-1]) * _SCALE[text[-1]] if text[-1] in _SCALE else float(text)
 
 
+def _rises(m: re.Match) -> bool:
+    """Whether a move "from A u1 to B u2" (or "A u1 -> B u2") goes up, the units of one kind applied ("from ~0.5 ms
+    to roughly 8 us" falls; "from 1 GiB down to 16 MB" falls)."""
+    a, b = _num(m["a"]), _num(m["b"])
+    u1, u2 = (re.match(r"[A-Za-zµμ]+(?:/s)?", m.groupdict().get(k) or "") for k in ("u1", "u2"))
+    f1, f2 = (family_and_factor(u.group(0)) if u else None for u in (u1, u2))
+    if f1 and f2 and f1[0] == f2[0] and f1[0] in ("time", "bytes", "byte_rate", "flop_rate"):
+        a, b = a * f1[1], b * f2[1]
+    return b > a
+
+
 _FROM_TO_WORD = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
                            r"most|full|max\w*|saturat\w*|peak|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
-_ARROW = re.compile(r"(?<![\w.,])~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*[^\s\d→>]*\s*(?:→|->|=>|⟶)\s*"
-                    r"(?:~|about\s+|>=?\s*)?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+_ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u1>[^\s\d→>]*)\s*(?:→|->|=>|⟶)\s*"
+                    r"(?:~|about\s+|>=?\s*)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
 
 
 def _stated_move(plain: str) -> Optional[tuple[str, str]]:
@@ -113,8 +125,8 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
         focus = [after[:min(nxt)] if nxt else after] + focus
     for s in focus:
         ft = _FROM_TO.search(s)
-        if ft and _num(ft.group(1)) != _num(ft.group(2)):
-            direction = "increase" if _num(ft.group(2)) > _num(ft.group(1)) else "decrease"
+        if ft and _num(ft["a"]) != _num(ft["b"]):
+            direction = "increase" if _rises(ft) else "decrease"
             break
         after = s[s.index(m.group(0)) + len(m.group(0)):] if m and m.group(0) in s else s
         d = _DIR_RE.search(after) or _DIR_RE.search(s)

@@ -18,6 +18,7 @@ from .evidence_lines import BULLET, metric_values, numbers_of, parse_evidence  #
 from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
+from .roles import BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, read_roles, verdict_of
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
@@ -42,9 +43,9 @@ _FIX_WORDS = re.compile(r"^(\w+ )?(fix|change)\b|^(expect\w*|recommend\w*|what t
 _BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>(?:[^*_\n:`]|`[^`\n]{1,40}`){1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
                          re.M)
 # a plain label in other words opening a line, its text after the colon
-_PLAIN_LABEL = re.compile(r"^[ \t]{0,3}(?P<w>[A-Za-z][^:\n]{0,100}?)[ \t]*:(?:[ \t]+(?=\S)|[ \t]*$)", re.M)
+_PLAIN_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?P<w>[A-Za-z][^:\n]{0,100}?)[ \t]*:(?:[ \t]+(?=\S)|[ \t]*$)", re.M)
 _DASH = re.compile(r"\s(?:—|–|--)\s")
-_DASH_LABEL = re.compile(r"^[ \t]{0,3}(?P<w>[A-Za-z][\w '’]{0,40}?)[ \t]+(?:—|–|--)[ \t]+(?=\S)", re.M)
+_DASH_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?P<w>[A-Za-z][\w '’]{0,40}?)[ \t]+(?:—|–|--)[ \t]+(?=\S)", re.M)
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
     r"[ \t]*(?:\*\*|__)?[ \t]*(?:\([^)\n]*\))?[ \t]*[.:]?[ \t]*(?:\*\*|__)?[ \t]*[.:]?[ \t]*(?=\S|$)", re.I | re.M)
@@ -72,8 +73,8 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
     labels = sorted([*_PLAIN_LABEL.finditer(text), *_DASH_LABEL.finditer(text)], key=lambda m: m.start())
     plain: list[tuple[int, int, str]] = []
     for m in labels:  # "What I'd do: pin the tensor ...", "What I looked at (nsys): ...", "Fix — remove the ..."
-        if m.start() in taken or any(a <= m.start() < b for a, b, _ in out):
-            continue
+        if m.start() in taken or any(a <= m.start() < b for a, b, _ in out + plain):
+            continue  # (a numbered line read both as "N. Label:" and "N) Label —" is one label)
         dash = _DASH.search(m.group("w"))  # "Evidence — nsys, 20 steps (37.97 ms): ...": the label
         words = m.group("w")[:dash.start() if dash else None].split("(")[0].strip()
         part = _part_of(words)
@@ -206,6 +207,11 @@ def _parse_markdown(text: str) -> Answer:
             len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:  # a terse note explains inside its verdict
         sections["mechanism"] = "\n".join(sections.get(p, "") for p in ("bottleneck", "mechanism", "evidence")).strip()
         # and its evidence lines ("indexed by hash -> lives on the stack"), its mechanism line only closes the gap
+    if not all(sections.get(p, "").strip() for p in ORDER) or not numbers_of(sections.get("evidence", "")):
+        by_role = read_roles(text)  # a part the layout leaves unnamed (or evidence without a number): read by role
+        for part, body in by_role.items():
+            if not sections.get(part, "").strip() or (part == "evidence" and not numbers_of(sections.get(part, ""))):
+                sections[part] = body
     if not sections:
         raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
                                 "(as ## headings, **bold:** labels or plain 'Label:' lines), is not JSON, and has "
@@ -316,12 +322,6 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
     return out
 
 
-_BOUNDS_SPACED = r"\b(?:memory|compute|latency|host|CPU|launch|transfer|copy|PCIe|DRAM|bandwidth|issue|instruction|math|GPU|kernel) bound\b"
-_BOUND = re.compile(_BOUNDS_SPACED + r"|-bound\b|\bbound (?:by|on)\b|limited by|\bbottleneck|\bdominat", re.I)
-_FIX_START = re.compile(r"\W*(?:the |my )?(?:fix|change|remedy|recommendation|solution)\b|\W*(?:I['’]?d|I would|we should|"
-                        r"you should|to fix|instead,)\b", re.I)
-
-
 def _fill(sections: dict[str, str]) -> None:
     """Parts a labelled answer leaves unlabelled, read from the parts it labels: a bottleneck of several paragraphs
     (its first sentence the verdict, its paragraphs the measurements and the reasons); measurement bullets under
@@ -347,11 +347,6 @@ def _fill(sections: dict[str, str]) -> None:
         sections["bottleneck"] = next((x.strip(" -*") for x in said if _VERDICT.search(x)), "")
 
 
-_VERDICT = re.compile(_BOUND.pattern + r"|short version|tl;?dr|bottom line|in short|bottleneck|"
-                      r"\bwait(?:s|ing)? (?:for|on)\b|dominat|throttled by|\bis the (?:problem|cost|limit)\b|"
-                      r"\bas slow as\b|\bsets? the (?:time|pace)\b", re.I)
-
-
 def _prose(paras: list[str]) -> dict[str, str]:
     """Two or three paragraphs of prose (a chat reply): the sentence that gives the verdict is the bottleneck, the
     sentences with numbers before the last paragraph are the evidence, they are the mechanism too, and the last
@@ -359,8 +354,7 @@ def _prose(paras: list[str]) -> dict[str, str]:
     if len(paras) < 2:
         return {}
     body = [x for p in paras[:-1] for x in sentences(p)]
-    head = next((x for x in body if _BOUND.search(x)), None) or next((x for x in body if _VERDICT.search(x)),
-                                                                      body[0] if body else "")
+    head = body[verdict_of(body)] if body else ""
     rest = [x for x in body if x is not head]
     measured = [x for x in rest if re.search(r"\d", x)]
     if not head or not measured:

@@ -236,7 +236,7 @@ def _unit_fits(f: Fact, q: Quantity) -> bool:
 # Concepts that single out one thing among its kind: a fact carrying one matches only a sentence naming it
 # (a spill-byte count is not a stack size; one API call's statistics are not another's).
 QUALIFIERS = frozenset({"stack", "spill"})
-STATISTICS = frozenset({"stat_median", "stat_mean"})
+STATISTICS = frozenset({"stat_median", "stat_mean", "stat_max", "stat_min"})
 
 
 def _qualified(f: Fact, concepts: frozenset[str]) -> bool:

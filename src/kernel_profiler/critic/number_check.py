@@ -14,8 +14,8 @@ from .concepts import API_NAME, GENERIC, metric_concepts, unit_concepts
 from .context import Context
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
-from .match import (Operand, Use, candidates, close, derived_values, is_ceiling, kernel_mentions, match_bound,
-                    match_derived, match_facts, names, number_use, sentence_concepts)
+from .match import (STATISTICS, Operand, Use, candidates, close, derived_values, is_ceiling, kernel_mentions,
+                    match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss
 from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction
@@ -252,7 +252,7 @@ def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: se
             (tokens and any(names(m, tokens) for m in facts.by_metric)):
         return True  # a line naming a metric this tool defines or the captures hold (in full, or without its suffix:
         # `sm__inst_executed_pipe_xu`) cites that metric's value
-    specific = concepts - GENERIC - {"duration", "ratio", "stat_median", "stat_mean"}  # a statistic names no metric
+    specific = concepts - GENERIC - {"duration", "ratio"} - STATISTICS  # a statistic names no metric
     for f in facts.items:
         if f.kernel is not None and kernels and f.kernel not in kernels:  # no kernel in scope: any kernel's metric
             continue

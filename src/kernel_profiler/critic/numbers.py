@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 _NUM = (r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
-        r"(?:\s(?=[MG](?![A-Za-z])))?(?P<mult>[kKMG](?![A-Za-z]))?")  # "14.7M"; "14.73 M" (k/K spaced is a dimension)
+        r"(?:\s(?=[MG](?![A-Za-z]))|\s(?=(?:thousand|million|billion|trillion)\b))?"
+        r"(?P<mult>[kKMG](?![A-Za-z])|(?:thousand|million|billion|trillion)\b)?")
+# "14.7M"; "14.73 M" (k/K spaced is a dimension); "67.2 million"
 TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "usec": 1e3,
               "microseconds": 1e3, "ms": 1e6, "msec": 1e6, "milliseconds": 1e6, "s": 1e9, "sec": 1e9,
               "second": 1e9, "seconds": 1e9}
@@ -91,21 +93,26 @@ def family_and_factor(unit: Optional[str]) -> tuple[str, float]:
     return "count", 1.0
 
 
+_MULT = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
 def to_quantity(num: str, exp: Optional[str], mult: Optional[str], unit: Optional[str], start: int = 0,
                 end: int = 0) -> Quantity:
     digits = num.replace(",", "")
     frac = digits.partition(".")[2]
     step = 10.0 ** (-len(frac)) if frac else 1.0
-    scale = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}.get(mult or "", 1.0) * (10.0 ** int(exp[1:]) if exp else 1.0)
+    scale = _MULT.get(mult or "", 1.0) * (10.0 ** int(exp[1:]) if exp else 1.0)
     fam, factor = family_and_factor(unit)
     v = float(digits) * scale * factor
     alt = None
     pm = re.match(r"([kKMGT])(?:B|byte)", unit or "")
     if pm:
         alt = v * 1.024 ** " KMGT".index(pm.group(1).upper())
-    elif mult and fam == "count" and not frac and not exp:  # "64K registers" may be 65,536; "64M floats" 2^26
+    elif mult and len(mult) == 1 and fam == "count" and not frac and not exp:
+        # "64K registers" may be 65,536; "64M floats" 2^26
         alt = v * 1.024 ** " KMG".index(mult.upper())
-    return Quantity(written=f"{num}{exp or ''}{mult or ''}{(' ' + unit) if unit else ''}", value=v, family=fam,
+    word = f" {mult}" if mult and len(mult) > 1 else (mult or "")  # "67.2 million", "14.7M"
+    return Quantity(written=f"{num}{exp or ''}{word}{(' ' + unit) if unit else ''}", value=v, family=fam,
                     tol=0.5 * step * scale * factor, alt=alt, unit=unit or "", start=start, end=end)
 
 
@@ -187,4 +194,10 @@ def sentences(text: str) -> list[str]:
             blocks[-1] += " " + line.strip()
         else:
             blocks.append(line)
-    return [s for b in blocks for s in re.split(r"(?<=[.;!?])\s+(?=[A-Z`(*])", b) if s.strip()]
+    return [s for b in blocks for s in _SENTENCE_END.split(b) if s.strip()]
+
+
+# a sentence ends at . ; ! ? before a capital, a code span or a bracket, or before a lower-case word in a note
+# written without capitals ("it's the `.cpu()`. every step ..."), but not after an abbreviation ("e.g. the", "vs. 4")
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z`(*])|(?<![ (]e\.g\.)(?<!i\.e\.)(?<!\bvs\.)(?<!\bcf\.)(?<!etc\.)"
+                           r"(?<!\bno\.)(?<!approx\.)(?<!\bca\.)(?<!incl\.)(?<=[a-z)`%][.!?])\s+(?=[a-z]{2,})")

@@ -46,6 +46,9 @@ def hedged(sentence: str, q: Quantity) -> bool:
     return bool(_NOT_MEASURED.search(clause_of(sentence, q)))
 
 
+_EXTREMES = frozenset({"stat_max", "stat_min"})
+
+
 def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, use: Use,
                   headline: bool = False, evidence: bool = False) -> Optional[Fact]:
     """The measured fact the number claims to be but is not (its nearest value), or None when the number is not
@@ -89,6 +92,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 continue
             if not describes(f, q, concepts, tokens, use):
                 continue
+            if f.concepts & _EXTREMES - concepts and f.metric not in tokens:
+                continue  # the longest or shortest launch is contradicted only by a clause that names that extreme
             if span and span[0] * (1 - REL_TOL) <= f.value / (v / q.value if q.value else 1) <= span[1] * (1 + REL_TOL):
                 return None  # "within ~10-20%": a range that holds the measured value
             if span and f.concepts & {"stat_median", "stat_mean"}:
@@ -118,7 +123,24 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
             rank = (not named, not (counted and f.concepts & units), -len(f.concepts & concepts), off)
             if best is None or rank < best[0]:
                 best = (rank, f)
+    if best is not None and not concepts & _STATS and _within_spread(best[1], q, facts):
+        return None  # "2.61 ms per conv": one launch, or another statistic, of what the clause describes
     return best[1] if best else None
+
+
+_STATS = frozenset({"stat_median", "stat_mean", "stat_max", "stat_min"})
+_PER_CALL = re.compile(r"^(api\.[^.]+\.|timeline\.kernel_)(?:median|mean|min|max)_ns$")
+
+
+def _within_spread(f: Fact, q: Quantity, facts: Facts) -> bool:
+    """Whether a time that names no statistic lies between the shortest and the longest call (or launch) of the thing
+    whose statistic it missed: some launch, or some statistic of them, has that value."""
+    m = _PER_CALL.match(f.metric)
+    if not m or q.family != "time":
+        return False
+    ends = facts.by_metric.get(f"{m.group(1)}min_ns", []) + facts.by_metric.get(f"{m.group(1)}max_ns", [])
+    spread = [g.value for g in ends if g.kernel == f.kernel]
+    return len(spread) >= 2 and min(spread) - q.tol <= q.value <= max(spread) + q.tol
 
 
 _RANGE_AFTER = re.compile(r"^\s?(?:-|–|to)\s?~?(\d+(?:\.\d+)?)")
