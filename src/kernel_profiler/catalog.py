@@ -106,7 +106,10 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or one hand-written "
        "kernel), batch small tensors together, or capture the sequence in a CUDA graph.",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"),
-       (r"step", "decrease"), idle_cause="launch_overhead"),
+       (r"step", "decrease"), idle_cause="launch_overhead",
+       wrong_way=(r"\bsplit\w*\b[^.;]{0,40}\binto (?:\w+ ){0,2}(?:two|three|four|eight|sixteen|\d+|several|many|smaller)\b|"
+                  r"\bone (?:launch|kernel|call|memset) per (?:element|row|item|tensor)\b",
+                  "more, smaller calls pay the per-call cost more times: the calls per step must fall, not rise")),
     _e("host_sync", "host", "host sync", "program", _T + "host_finding", "sig_idle_cause",
        r"synchroni[sz]|\.item\(|\bsync\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel",
        "Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags in a device "
@@ -126,7 +129,9 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Allocate the buffers once outside the loop and reuse them (or use a caching or stream-ordered allocator: "
        "cudaMallocAsync/cudaFreeAsync with a memory pool, PyTorch's caching allocator).",
        (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="allocator",
-       wrong_way=(r"\b(?:split\w*|chunk\w*|break\w*)\b[^.;]{0,60}\b(?:allocat\w+|buffers?|cudaMalloc)|\b(?:two|three|four|"
+       wrong_way=(r"NO_CUDA_MEMORY_CACHING\s*=\s*1|\bdisabl\w+ (?:the )?(?:caching allocator|allocator cach\w+)|"
+                  r"\bcall\w*\b[^.;]{0,30}\bempty_cache\b[^.;]{0,40}\b(?:after (?:each|every)|more often)|"
+                  r"\b(?:split\w*|chunk\w*|break\w*)\b[^.;]{0,60}\b(?:allocat\w+|buffers?|cudaMalloc)|\b(?:two|three|four|"
                   r"eight|several|multiple|more|\d+) (?:smaller )?(?:\d+ ?[MGK]i?B )?(?:chunks|buffers|allocations|cudaMalloc)"
                   r"\b[^.;]{0,40}\bper (?:step|iteration|repetition|rep|call)",
                   "more, smaller allocations per step mean more allocator calls, each as blocking: allocate once and "
@@ -172,7 +177,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
             "overlapped with other work."},
        (r"sysmem|pcie|aperture|host[- ]memory", "decrease"), (r"dram__bytes_read|dram.*read", "increase"),
        (r"bandwidth|throughput", "increase"),
-       wrong_way=(r"\b(?:keep|use|switch\w* (?:\w+ )?to|move\w* (?:\w+ )?to|register\w*)\b[^.;]{0,40}\b(?:zero[- ]copy|"
+       wrong_way=(r"\b(?:keep|use|switch\w* (?:\w+ )?to|move\w* (?:\w+ )?to|register\w*|allocat\w*|map\w*)\b(?:[^.;]|\.\.\.){0,40}\b(?:zero[- ]copy|"
                   r"mapped (?:pinned |host )*memory|cudaHostRegister|cudaHostAllocMapped)",
                   "reading mapped host memory from the kernel is the cause: every launch crosses PCIe again; copy "
                   "the data to device memory once")),

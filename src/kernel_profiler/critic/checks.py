@@ -30,6 +30,7 @@ from .claim import blamed_rank, claimed_mechanism
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
 from .chain import causal_chain
+from .unverified import ruled_out
 from .visible import addressed_to_reviewer
 from .match import (answer_scope, close, kernel_mentions)
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
@@ -194,6 +195,10 @@ def answer_bound(c: Context) -> Optional[str]:
             return b
     if c.claimed in CATALOG:
         return CATALOG[c.claimed].bounds[0]
+    for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
+        for m in re.finditer(pat, a.explanation or "", re.I):
+            if b != "host" and not ruled_out(a.explanation, m.start(), m.end()):
+                return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
     return None
 
 

@@ -32,7 +32,8 @@ _ASSERT_BEFORE = re.compile(
     r"\b(?:limited|bound|dominated|slowed(?: down)?|throttled|capped|gated|held back|starved|bottlenecked|governed|"
     r"set|dictated) (?:by|on)\b|-bound\b|\bbound\b|\bbottleneck(?:ed)?\b|\blimiter\b|\b(?:stall|wait)(?:s|ing|ed)? "
     r"(?:on|for)\b|\bbecause(?: of)?\b|\bdue to\b|\bcaused by\b|\bcomes? from\b|\bsuffers? from\b|"
-    r"\bspends?\b|\bcosts?\b|\bis\b|\bare\b", re.I)
+    r"\bspends?\b|\bcosts?\b|\b(?:signature|symptom|hallmark|sign) of\b|\b(?:classic|textbook|typical)\b|"
+    r"\bis\b|\bare\b", re.I)
 _ASSERT_AFTER = re.compile(
     r"^[^.;:]{0,60}?\b(?:limits?|costs?|dominates?|serializ\w+|stalls?|starves?|throttles?|caps?|"
     r"is (?:the|what) (?:bottleneck|limiter|limit|cost|problem|cause)|sets? the time|explains?|accounts? for|eats?|"

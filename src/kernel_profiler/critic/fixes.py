@@ -207,9 +207,13 @@ def _wrong_way(c: "Context") -> list[str]:
     """A change the catalog knows to move the claimed cause away from the roofline (more threads on contended words),
     and, whatever cause the answer claims, a synchronization per launch or a lower register cap for a kernel that
     already spills."""
-    e = CATALOG.get(c.claimed or "")
-    m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
-    out = [f"The fix's change '{m.group(0)}' moves {e.label} the wrong way: {e.wrong_way[1]}."] if m else []
+    out = []
+    for cause in dict.fromkeys([c.claimed, _measured_cause(c)]):  # the cause claimed, and the one the captures show
+        e = CATALOG.get(cause or "")
+        m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
+        if m:
+            out.append(f"The fix's change '{m.group(0)}' moves {e.label} the wrong way: {e.wrong_way[1]}.")
+            break
     key = subject(c)
     spilled = c.facts.spills.get(key, (0, 0))[1] if key else 0
     cap = _LOWER_CAP.search(c.answer.fix_text)
@@ -220,7 +224,59 @@ def _wrong_way(c: "Context") -> list[str]:
     if cap and spilled:
         out.append(f"The fix's change '{cap.group(0)}' lowers the register cap of a kernel that already spills "
                    f"{spilled} bytes (ptxas): fewer registers spill more, so local-memory traffic and time rise.")
+    shrink = _smaller_grid(c, key) if "low_parallelism" in (c.claimed, _measured_cause(c)) and not out else None
+    if shrink:
+        out.append(shrink)
+    squeeze = _register_squeeze(c, key)
+    if squeeze and not (cap and spilled):
+        out.append(squeeze)
     return out
+
+
+_BLOCKS = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:\*\*|__)?\s*(?:thread\s*)?(?:blocks|CTAs)\b"
+                     r"(?!\s*(?:per|of|/))", re.I)
+
+
+def _smaller_grid(c: "Context", key: Optional[str]) -> Optional[str]:
+    """A too-few-blocks kernel whose fix launches fewer blocks than it has now (ncu's grid): more SMs sit idle."""
+    p = c.facts.profiles.get(key) if key else None
+    grid = p.get("launch__grid_size") if p is not None else None
+    if not grid:
+        return None
+    counts = [int(m.group(1).replace(",", "")) for m in _BLOCKS.finditer(c.answer.fix_text)]
+    n = max(counts, default=0)  # the grid it proposes ("over 16 blocks (2,128 blocks)": 2,128)
+    if 0 < n < grid:
+        return (f"The fix launches {n} blocks, fewer than the {grid:g} the kernel has now (ncu): with too few blocks "
+                f"the cause, a smaller grid leaves more SMs idle and the time rises.")
+    return None
+
+
+def _measured_cause(c: "Context") -> Optional[str]:
+    """The cause the engine finds in the captures (its primary finding's mechanism), if any."""
+    d = c.facts.diagnosis
+    return getattr(d.primary, "mechanism", None) if d is not None and d.primary is not None else None
+
+
+# a register cap the fix sets: "-maxrregcount=64", "caps regs at 64", "__launch_bounds__(1024" (65,536 / 1,024 = 64)
+_CAP_AT = re.compile(r"maxrregcount\s*[= ]\s*(\d+)|\b(?:caps?|limits?|forces?|down to|at most)\b[^.;\d]{0,25}?(\d+)\s*"
+                     r"(?:regs?|registers)\b|__launch_bounds__\s*\(\s*(\d+)", re.I)
+SQUEEZE = 2.0  # a cap at half the registers a kernel uses (or less) spills its live values
+
+
+def _register_squeeze(c: "Context", key: Optional[str]) -> Optional[str]:
+    """A fix that caps registers at half or less of what the kernel uses (ncu's registers per thread): its live values
+    spill to local memory, so local traffic and time rise."""
+    p = c.facts.profiles.get(key) if key else None
+    regs = p.get("launch__registers_per_thread") if p is not None else None
+    if not regs:
+        return None
+    for m in _CAP_AT.finditer(c.answer.fix_text):
+        given = m.group(1) or m.group(2)
+        cap = int(given) if given else min(255, 65536 // max(int(m.group(3)), 1))  # 64K registers per block
+        if 0 < cap and regs >= SQUEEZE * cap:
+            return (f"The fix's change '{m.group(0)}' caps registers at {cap} per thread, but the kernel uses {regs:g} "
+                    f"(ncu): the live values spill to local memory, so local traffic and time rise instead of falling.")
+    return None
 
 
 _ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\bsynchroni[sz]e\w*(?:\(\))?`?\s+(?:right |immediately |directly )?after "
