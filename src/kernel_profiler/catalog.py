@@ -130,12 +130,14 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "cudaMallocAsync/cudaFreeAsync with a memory pool, PyTorch's caching allocator).",
        (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="allocator",
        wrong_way=(r"NO_CUDA_MEMORY_CACHING\s*=\s*1|\bdisabl\w+ (?:the )?(?:caching allocator|allocator cach\w+)|"
-                  r"\bcall\w*\b[^.;]{0,30}\bempty_cache\b[^.;]{0,40}\b(?:after (?:each|every)|more often)|"
+                  r"\bcall\w*\b(?:[^.;]|\.(?=\w)){0,30}\bempty_cache\b(?:[^.;]|\.(?=\w)){0,40}\b(?:after (?:each|every)|"
+                  r"more often)|"
                   r"\b(?:split\w*|chunk\w*|break\w*)\b[^.;]{0,60}\b(?:allocat\w+|buffers?|cudaMalloc)|\b(?:two|three|four|"
                   r"eight|several|multiple|more|\d+) (?:smaller )?(?:\d+ ?[MGK]i?B )?(?:chunks|buffers|allocations|cudaMalloc)"
                   r"\b[^.;]{0,40}\bper (?:step|iteration|repetition|rep|call)",
-                  "more, smaller allocations per step mean more allocator calls, each as blocking: allocate once and "
-                  "reuse (or a stream-ordered pool)")),
+                  "turning the caching allocator off, emptying its cache more often, or more and smaller allocations "
+                  "mean more cudaMalloc/cudaFree calls per step, each blocking: allocate once and reuse (or a "
+                  "stream-ordered pool)")),
     _e("startup_dominated", "host", "start-up and one-time work", "program", _T + "startup_finding", "sig_startup",
        r"start-?up|one-time|warm-?up|initiali[sz]ation",
        {"": "Build, upload and warm up before timing; time many steady-state steps and report their median.",
@@ -145,7 +147,11 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "sig_pageable", r"pageable",
        "Allocate the host buffers pinned (cudaMallocHost / cudaHostAlloc, or tensor.pin_memory() and .to(device, "
        "non_blocking=True); DataLoader(pin_memory=True)), and keep data resident on the GPU where possible.",
-       (r"bandwidth|copy_bandwidth", "increase"), (r"copy|transfer|pageable", "decrease")),
+       (r"bandwidth|copy_bandwidth", "increase"), (r"copy|transfer|pageable", "decrease"),
+       wrong_way=(r"\b(?:split\w*|chunk\w*|break\w*)\b[^.;]{0,60}\binto (?:\w+ ){0,2}(?:\d[\d,]*|many|several|smaller)\b"
+                  r"[^.;]{0,30}\b(?:chunks|pieces|copies|calls|cudaMemcpyAsync)",
+                  "a pageable copy stays staged through the driver's pinned buffer and synchronous with the host however "
+                  "it is split: more, smaller copies add a per-call cost; pin the host buffer instead")),
     _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer_volume",
        r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
        r"transfer[- ]bound|copies dominate",

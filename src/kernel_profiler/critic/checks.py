@@ -64,7 +64,7 @@ def check_mechanism(c: Context) -> list[str]:
         return []
     if _inconclusive(a):
         return []
-    why = causal_chain(a.explanation, _causes(c), a.bottleneck)
+    why = causal_chain(a.explanation, _causes(c), a.bottleneck, a.fix_text)
     return [f"Mechanism: {why}. Say why the code causes the measured numbers and how far that keeps it from the "
             f"roofline (or what idle/copy time it explains)."] if why else []
 
@@ -92,14 +92,14 @@ def _inconclusive(a: Answer) -> bool:
 def _is_dump(c: Context) -> bool:
     a = c.answer
     n = len(a.evidence) + len(quantities(a.explanation)) + len(METRIC_TOKEN.findall(a.explanation or ""))
-    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, _causes(c), a.bottleneck) is not None \
+    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, _causes(c), a.bottleneck, a.fix_text) is not None \
         and not _inconclusive(a)
 
 
 def check_not_a_dump(c: Context) -> list[str]:
     if not (c.answer.explanation or "").strip() or not _is_dump(c):
         return []
-    why = causal_chain(c.answer.explanation, _causes(c), c.answer.bottleneck)
+    why = causal_chain(c.answer.explanation, _causes(c), c.answer.bottleneck, c.answer.fix_text)
     return [f"The answer lists counters without a causal chain ({why}): keep the two or three numbers that establish "
             f"the bottleneck and explain measurement -> mechanism -> gap."]
 
@@ -186,6 +186,9 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
                            r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]
 
 
+_FAR_FROM = re.compile(r"\b(?:far from|nowhere near|never|rather than|instead of|no longer)\s+(?:\w+\s+)?$", re.I)
+
+
 def answer_bound(c: Context) -> Optional[str]:
     a = c.answer
     if a.bound:
@@ -197,7 +200,8 @@ def answer_bound(c: Context) -> Optional[str]:
         return CATALOG[c.claimed].bounds[0]
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
         for m in re.finditer(pat, a.explanation or "", re.I):
-            if b != "host" and not ruled_out(a.explanation, m.start(), m.end()):
+            if b != "host" and not ruled_out(a.explanation, m.start(), m.end()) and \
+                    not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]):
                 return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
     return None
 

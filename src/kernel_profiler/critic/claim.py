@@ -54,6 +54,7 @@ _CLAUSE = re.compile(r"[;:()\[\]]|[.!?](?=\s|$)|\s[—–]\s|,\s(?:and|but|while
                      re.I)
 
 
+_SUBORDINATE = re.compile(r"\W*(?:once|after|when|until|before|unless|if|apart from|besides|except|other than)\b", re.I)
 _NAMES = re.compile(r"\b\w+_\w*")  # identifiers (`fused_chain`, `histogram_atomic`) name code, not causes
 # "the fusion already cut the traffic", "now runs at full occupancy", "fully coalesced": a state reached, not a cause
 _ALREADY = re.compile(r"\balready\b|\bat full\b|\bfully\b", re.I)
@@ -88,6 +89,8 @@ def _hits(text: str, raw: str) -> list[tuple[int, int, str]]:
             a, b = _clause_span(text, m.start(), m.end())
             if ruled_out(text, m.start(), m.end()) or _ALREADY.search(text[a:m.start()] + " " + text[m.end():b]):
                 continue
+            if _SUBORDINATE.match(text[a:m.start()]):
+                continue  # "Once cuBLAS is initialised, ...": a condition set apart, not the claim
             if any(a <= m.start() < b for a, b in ceilings):
                 continue  # "near the FMA ceiling": the ceiling, not a cause
             if re.match(r"[- ]bound\b", text[m.end():m.end() + 7]) and any(a <= c < b for c, _ in ceilings):

@@ -30,7 +30,7 @@ _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|F
 # an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
 # "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
 _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)?(?=\s+(?:should|will|to|from|drops?|falls?|~?\d))|duration|lag|delay|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
-                      r"utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls|wavefronts|sectors|"
+                      r"[\w-]*(?:active|busy|idle) fraction|utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls|wavefronts|sectors|"
                       r"requests|transactions|conflicts|instructions)(?: per (?:step|op|launch|call|iteration))?)\b",
                       re.I)
 
@@ -82,6 +82,9 @@ _ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:
                     r"(?:~|about\s+|>=?\s*)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
 
 
+_QUALIFIER = re.compile(r"(?:during|per|each|every|in|within|over|across)\b", re.I)  # "during a step": when, not what
+
+
 def _stated_move(plain: str) -> Optional[tuple[str, str]]:
     """The first metric the fix names with a direction in its own clause (from its name to the next metric named
     or the end of the sentence): a metric named only in passing ("padding avoids bank conflicts") is not the one the
@@ -90,7 +93,7 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
             [(m, m.group(1)) for m in _NAMED_METRIC.finditer(plain)]
     named = [m.span() for m, _ in found]
     found += [(m, m.group(1).strip()) for m in _OUTCOME.finditer(plain)
-              if not any(a < m.end() and m.start() < b for a, b in named)]
+              if not any(a < m.end() and m.start() < b for a, b in named) and not _QUALIFIER.match(m.group(1))]
     starts = sorted(m.start() for m, _ in found)
     moves = []
     for m, name in found:

@@ -133,13 +133,18 @@ _EDIT = re.compile(r"\b(?:patch|modify|edit|fork|hack)\w*\b[^.;]{0,60}?\b(?:kern
                    r"CUTLASS|the library)", re.I)
 
 
+_REFUSED = re.compile(r"\b(?:don['’]?t|do not|never|no need to|without|rather than|instead of|not|nor|cannot|can['’]t|"
+                      r"won['’]t|shouldn['’]t)\b\W*(?:\w+\W+){0,2}$", re.I)  # "(we don't edit ATen)": an edit refused
+
+
 def _library_edit(c: "Context") -> list[str]:
     """A fix that edits a library kernel (ATen, cuBLAS, cuDNN, CUTLASS, NCCL, Inductor's output): the user does not
     own that code; the change belongs at the call site (shape, dtype, layout, a fused op, another API)."""
     k = subject(c)
     name = c.facts.kernels.get(k, k) if k else None
     full = c.facts.profiles[k].name if k in c.facts.profiles else name  # "anon::softmax_warp_forward<c10::BFloat16..>"
-    m = _EDIT.search(c.answer.fix_text)
+    fix = c.answer.fix_text
+    m = next((x for x in _EDIT.finditer(fix) if not _REFUSED.search(fix[max(0, x.start() - 30):x.start()])), None)
     if not name or m is None or not (is_library_kernel(full) or is_library_kernel(name)):
         return []
     return [f"The fix edits library code ('{m.group(0)[:60]}'), but `{name[:60]}` is a library kernel the user does not "
@@ -233,8 +238,9 @@ def _wrong_way(c: "Context") -> list[str]:
     return out
 
 
-_BLOCKS = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:\*\*|__)?\s*(?:thread\s*)?(?:blocks|CTAs)\b"
-                     r"(?!\s*(?:per|of|/))", re.I)
+_BLOCKS = re.compile(r"(?<!over )(?<!across )(?<!into )\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:\*\*|__)?\s*(?:thread\s*)?"
+                     r"(?:blocks|CTAs)\b(?!\s*(?:per\b|/|of (?:the|each|a|its)\b))", re.I)
+# ("8 blocks of 1024 threads" is a grid; "each item over 16 blocks", "4 blocks per SM" are not)
 
 
 def _smaller_grid(c: "Context", key: Optional[str]) -> Optional[str]:

@@ -18,7 +18,7 @@ from .evidence_lines import BULLET, metric_values, numbers_of, parse_evidence  #
 from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
-from .roles import BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, read_roles, verdict_of
+from .roles import BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, read_roles, says_what_to_do, verdict_of
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
@@ -207,6 +207,7 @@ def _parse_markdown(text: str) -> Answer:
             len(re.findall(r"[A-Za-z]{3,}", sections["evidence"])) >= 25:  # a terse note explains inside its verdict
         sections["mechanism"] = "\n".join(sections.get(p, "") for p in ("bottleneck", "mechanism", "evidence")).strip()
         # and its evidence lines ("indexed by hash -> lives on the stack"), its mechanism line only closes the gap
+    _fix_first(sections)
     if not all(sections.get(p, "").strip() for p in ORDER) or not numbers_of(sections.get("evidence", "")):
         by_role = read_roles(text)  # a part the layout leaves unnamed (or evidence without a number): read by role
         for part, body in by_role.items():
@@ -230,6 +231,25 @@ _TITLE = re.compile(r"\s*(?:#{1,6}[ \t]+([^\n]+)|\*\*([^\n]+?)\*\*\.?)[ \t]*\n")
 _LABEL = re.compile(r"^(?:\d+[.)][ \t]*)?(?:(\*\*|__)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")
 
 
+def _fix_first(sections: dict[str, str]) -> None:
+    """An answer that leads with the change ("Hoist the cudaMalloc out of the loop: ..."): the opening read as the
+    bottleneck says what to do and gives no verdict; it is the fix, a later part that proposes nothing (a caveat, the
+    roofline arithmetic) explains, and the verdict is the first sentence elsewhere that names the bound."""
+    head = sections.get("bottleneck", "")
+    first = next(iter(sentences(head)), "")
+    if not first or not says_what_to_do(first) or _VERDICT.search(first):
+        return
+    fix = sections.get("fix", "")
+    if fix and any(says_what_to_do(x) for x in sentences(fix)[:1]):
+        return  # the answer has a fix of its own: the opening is advice before the verdict, not the fix
+    rest = [x for p in ("evidence", "mechanism") for x in sentences(sections.get(p, ""))]
+    verdict = next((x for x in rest if _BOUND.search(x)), "")
+    sections["fix"] = head
+    if fix:
+        sections["mechanism"] = (sections.get("mechanism", "") + "\n\n" + fix).strip()
+    sections["bottleneck"] = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", verdict).strip()
+
+
 def _terse(text: str) -> dict[str, str]:
     """A note with no headings: a first line (the bottleneck), a list of measurements (the evidence), and the
     paragraphs after it (the last one is the fix, any before it the mechanism)."""
@@ -239,6 +259,8 @@ def _terse(text: str) -> dict[str, str]:
     lone = bool(lists) and not lists[0] and not BULLET.match(blocks[0].splitlines()[0])  # "verdict\n- ...\n- ..."
     if not lists or (len(blocks) < 2 and not labelled and not lone):
         return {}
+    if lists[0] >= 2 and says_what_to_do(blocks[lists[0]].splitlines()[0]) and not labelled:
+        return {}  # "What I would do:\n1. ...\n2. ..." after the verdict and the measurements: the list is the fix
     i = lists[0]
     head = blocks[:i] or [blocks[i].splitlines()[0]]
     body = blocks[i] if i or labelled else "\n".join(blocks[i].splitlines()[1:])
@@ -308,7 +330,10 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
             return _prose([" ".join(said[:at]), " ".join(said[at:])]) if at else {}
         if len(paras) < len(ORDER):
             return _prose(paras)
-        return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:-1]), "fix": paras[-1]}
+        at = next((i for i in range(2, len(paras)) if says_what_to_do(next(iter(sentences(paras[i])), ""))), len(paras) - 1)
+        # the fix from the first paragraph (after the evidence) that says what to do: a caveat after it is part of it
+        return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:at]),
+                "fix": "\n\n".join(paras[at:])}
     missing = [p for p in ORDER[:ORDER.index(first)] if p not in found]
     if len(paras) == 1 and {"evidence", "mechanism"} <= set(missing):
         # a chat reply's one paragraph before "Fix:": its verdict, its measured sentences, its reasons (a note's

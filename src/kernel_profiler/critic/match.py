@@ -53,6 +53,7 @@ class Use:
     achieved: bool = False  # presented as what the program achieves ("achieves 989 TFLOP/s")
     reference: bool = False  # the reference of a comparison or a rate ("of 4.81 TB/s", "at 4.81 TB/s", "vs ...")
     bound: Optional[str] = None  # "upper" ("under 2%", "well under 1 ms") or "lower" ("more than 10x"): an inequality
+    predicted: bool = False  # the target of a predicted move ("from ~126 us to roughly 60-70 us", "-> ~0.8 ms")
 
 
 _ACHIEVED = re.compile(r"\b(measured|achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?)\s+"
@@ -69,12 +70,24 @@ _LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\b
 
 
 def number_use(sentence: str, q: Quantity) -> Use:
-    """Whether the number is presented as achieved, as the reference it is compared with, or as a bound."""
+    """Whether the number is presented as achieved, as the reference it is compared with, or as a bound; the target
+    of a predicted move is none of these (a prediction, checked by no measurement)."""
     whole = (sentence or "")[:q.start]
     before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
+    if _TARGET.search(whole[-80:]):
+        return Use(predicted=True)
     bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
-    return Use(achieved=q.family in _RATES and bool(_ACHIEVED.search(before) or _MEASURED_AFTER.match(sentence[q.end:])),
-               reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole)), bound=bound)
+    hypothetical = _MODAL.search(before) and _ACHIEVED.search(before)  # "even a perfect FFMA kernel could only reach ~67 TFLOP/s": a ceiling
+    return Use(achieved=q.family in _RATES and not hypothetical and
+               bool(_ACHIEVED.search(before) or _MEASURED_AFTER.match(sentence[q.end:])),
+               reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole) or hypothetical), bound=bound)
+
+
+# the target of a move: "from ~126 us to roughly 60-70", "from 4,096 down to 1", "1.52ms -> ~0.8"
+_TARGET = re.compile(r"(?:\bfrom\s+[~≈]?[\d.,]+[kKMG]?\s*[^\s\d]*\s+(?:\w+\s+)?to|\d[^\s\d]*\s*(?:→|->|=>|⟶))\s*"
+                     r"(?:(?:~|≈|about|roughly|around|approximately|under|below|over|above|at most|at least|well|only|just|"
+                     r"the|a|low|high|single|double)\s*)*(?:[\d.,]+\s*[-–]\s*)?$", re.I)
+_MODAL = re.compile(r"\b(?:could|would|might|should)\b", re.I)
 
 
 # "against 540,672 FLOP per cycle x 1.59 GHz = 861 TFLOP/s": the result of an expression that follows a comparison word

@@ -31,16 +31,22 @@ _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step)s?\s*
                  r"double-buffer|free|copy|upload|download|schedule|add|introduce|mark|compile|wrap|replace|delete|"
                  r"drop|shrink|grow|widen|pack|fold|flatten|collapse|bucket|chunk|route|pass|read|write|index|"
                  r"query|loop|process|assign|hand|bind|lock|preload|materiali[sz]e|reshape|permute|contiguous)\b"
-                 r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?)\b))|"
-                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)|only lever|(?:fix|lever) is|I['’]?d\b|I would|"
+                 r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?|overhead|count|latency|rate|"
+                 r"config\w*|bound|cost|stats?|statistics)\b|-))|"
+                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|only lever|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
                  r"we should|you should|should (?:use|switch|replace|fuse|batch|pin|move|remove|pad|be (?:replaced|"
-                 r"fused|moved|batched|pinned))|recommend|suggest|instead of|rather than|leave (?:it|the kernel)|"
+                 r"fused|moved|batched|pinned))|recommend|suggest|leave (?:it|the kernel)|"
                  r"nothing to (?:fix|change|gain)|no (?:kernel )?change)", re.I)
 # a sentence that states the expected effect of the change, after it
 _EFFECT = re.compile(r"\b(?:expect\w*|should (?:go|fall|drop|rise|climb|halve|double|move|come|be|see|land|reach)|"
                      r"would (?:go|fall|drop|rise|halve|double|take|save|cut|bring)|will (?:go|fall|drop|rise|halve|"
                      r"double|move)|from [~≈]?[\d.,]+\s*\S* (?:to|→|->)|→|->|metric|speed-?up|estimate\w*)\b|→", re.I)
 _SKIP = re.compile(r"^\s*(?:#|>|\|[\s:|-]*\|?\s*$|```)|^\s*(?:\*\*|__)[^\n]{1,100}(?:\*\*|__)[.:]?\s*$")
+
+
+def says_what_to_do(sentence: str) -> bool:
+    """Whether a sentence proposes a change ("Pad the tile", "The fix is ...", "I'd switch ...")."""
+    return bool(_DO.search(scrub(sentence)) or FIX_START.match(sentence))
 
 
 def verdict_of(said: list[str]) -> int:

@@ -55,8 +55,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     presented as a measurement the captures hold. `headline`: the number an evidence line cites, a measurement
     by its place (no hedge frees it, and a value far from the kernel's measured one is as wrong as a near one).
     `evidence`: a number of an evidence line (held to program-level values within FAR_MISS)."""
-    if use.bound:  # an inequality is checked as one (match.match_bound)
-        return None
+    if use.bound or (use.predicted and not headline):  # an inequality is checked as one (match.match_bound); a
+        return None  # predicted target is no measurement
     clause = clause_of(sentence, q)
     base = _clause(sentence, q.start, q.end, aside=False)  # without the aside: a program-level value is pinned
     # only by the words of the clause itself (an aside such as "(imports, CUDA context)" tells no statistic)
