@@ -100,7 +100,7 @@ _LIB = "`{kernel}` is a library kernel: fix it at the call site, not in the kern
 CATALOG: dict[str, Entry] = {e.id: e for e in [
     # ------------------------------------------------------------------ the program (timeline)
     _e("launch_overhead", "host", "launch overhead", "program", _T + "host_finding", "sig_idle_cause",
-       r"(launch|dispatch)(es)?([/ ]\w+)? overhead|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
+       r"(launch|dispatch)(es)?([/ ]\w+)? (overhead|cost|latency)|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
        r"kernel launches|per[- ](call|op|operation|launch) overhead|(tiny|many small|thousands of)\s+(\w+\s+)?calls|"
        r"(host|CPU) (is )?(issuing|enqueu\w+)|enqueue overhead|API[- ]call overhead",
        "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or one hand-written "
@@ -189,7 +189,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "the data to device memory once")),
     _e("uncoalesced_global", "memory", "uncoalesced global accesses", "kernel", _MEM + "detect_uncoalesced",
        "sig_uncoalesced",
-       r"uncoalesced|un-coalesced|non-?coalesced|poorly coalesced|(poor|bad|broken) coalescing|scattered|"
+       r"uncoalesced|un-coalesced|non-?coalesced|(?:poorly|badly|not|never) coalesced|(poor|bad|broken) coalescing|scattered|"
        r"strided (global )?(access|load|store|read|write)|column-wise (access|load|read)|sectors? per request|"
        r"(touch|touches|hits?|fans? out to|spans?) (\d+|many|separate) (different |distinct |separate )?sectors|"
        r"bytes (used )?per (\d+-byte )?sector|partially used sectors?|own (32-byte )?sector|"

@@ -25,7 +25,7 @@ _LINK = re.compile(r"\b(is|are|was|runs?|takes?|sits?|reach\w*|gets?|moves?|deli
 _REPORTS = re.compile(r"\b(shows?|lists?|reports?|counters?|the table|elevated|these are)\b", re.I)
 _RELATED = re.compile(r"roofline|floor|ceiling|\blimit\b|speed[- ]of[- ]light|\bSOL\b|\blink\b|the least|at best|"
                       r"theoretical|full rate|\bidl\w+|\bwait\w*|\bbusy\b|\bstep\b|\d(\.\d+)?\s?(?:x\b|×)|\bgap\b|"
-                      r"times (slower|faster|longer|more)|\b(than|versus|vs\.?|against|compared)\b", re.I)
+                      r"times (slower|faster|longer|more)|\b(than|versus|vs\.?|against|compared|instead of)\b", re.I)
 
 
 def relates(sentence: str) -> bool:

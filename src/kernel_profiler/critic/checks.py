@@ -200,7 +200,7 @@ def answer_bound(c: Context) -> Optional[str]:
         return CATALOG[c.claimed].bounds[0]
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
         for m in re.finditer(pat, a.explanation or "", re.I):
-            if b != "host" and not ruled_out(a.explanation, m.start(), m.end()) and \
+            if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
                     not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]):
                 return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
     return None

@@ -53,6 +53,7 @@ class Use:
     achieved: bool = False  # presented as what the program achieves ("achieves 989 TFLOP/s")
     reference: bool = False  # the reference of a comparison or a rate ("of 4.81 TB/s", "at 4.81 TB/s", "vs ...")
     bound: Optional[str] = None  # "upper" ("under 2%", "well under 1 ms") or "lower" ("more than 10x"): an inequality
+    across: bool = False  # "over 16M elements": a lower bound or the count it is spread across
     predicted: bool = False  # the target of a predicted move ("from ~126 us to roughly 60-70 us", "-> ~0.8 ms")
 
 
@@ -77,10 +78,13 @@ def number_use(sentence: str, q: Quantity) -> Use:
     if _TARGET.search(whole[-80:]):
         return Use(predicted=True)
     bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
+    across = bound == "lower" and q.family == "count" and bool(re.search(r"\bover\s*(?:~|about\s+)?$", before, re.I))
+    # "256 iterations per element over 16M elements": across them, or more than them; a bound that fails is unverified
     hypothetical = _MODAL.search(before) and _ACHIEVED.search(before)  # "even a perfect FFMA kernel could only reach ~67 TFLOP/s": a ceiling
     return Use(achieved=q.family in _RATES and not hypothetical and
                bool(_ACHIEVED.search(before) or _MEASURED_AFTER.match(sentence[q.end:])),
-               reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole) or hypothetical), bound=bound)
+               reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole) or hypothetical), bound=bound,
+               across=across)
 
 
 # the target of a move: "from ~126 us to roughly 60-70", "from 4,096 down to 1", "1.52ms -> ~0.8"

@@ -209,7 +209,7 @@ def check_numbers(c: Context) -> list[str]:
                        f"what its line describes ({described}) for the kernel in question, nor a derivation of cited "
                        f"values: quote the value the artifact reports for that metric.")
             continue
-        if bad is None and not use.bound:
+        if bad is None and (not use.bound or use.across):
             # knowledge (a ceiling, a size from the source), a prediction, or a value no capture measures: nothing
             # contradicts it, so it is listed as unverified, not refused
             c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))

@@ -48,7 +48,9 @@ def metric_tokens(text: str) -> set[str]:
 
 ARTIFACT_TOKEN = re.compile(r"[\w./-]+\.(?:ncu-rep|sqlite|nsys-rep|csv|json(?:\.gz)?|txt|log)\b")
 # Identifiers with digits (kernel names, template arguments such as nvjet_sm90_tst_256x128) are names.
-_IDENT = re.compile(r"\b[A-Za-z_]\w*\d\w*\b|\[\d+\](?:\[\d+\])*|\bsm_?\d+a?\b|\b[A-Z]+\d+\b")
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\d\w*\b|\[\d+\](?:\[\d+\])*|\bsm_?\d+a?\b|\b[A-Z]+\d+\b|"
+                    r"\b[a-z]+(?:Kind|Id|ID|Type|Flags)\s?[=:]?\s?\d+(?![\w.,])")
+# (a table column's code: "copyKind 8", "srcKind=2", "deviceId 0")
 
 
 @dataclass(frozen=True)
