@@ -267,7 +267,13 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"thread_inst_executed_per_inst|active threads|threads per", "increase"),
        (r"inst_executed|instructions", "decrease"), ncu_rules=("ThreadDivergence",)),
     _e("no_tensor_cores", "compute", "matrix math off the tensor cores", "kernel", _CMP + "detect_no_tensor_cores",
-       "sig_no_tensor_cores", r"tensor[- ]cores?|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
+       "sig_no_tensor_cores",
+       r"(?:\bno|without|not (?:on|using|use|run on|running on|touch\w*)|never (?:use|uses|run on|runs on|touch\w*)|"
+       r"off|instead of|bypass\w*|skip\w*|miss\w*|away from|rather than|unused|idle)\b[^.;]{0,25}?tensor[- ]cores?|"
+       r"tensor[- ](?:cores?|pipes?) (?:are |sit |stay |remain |is |were |was )?(?:idle|unused|off|never|not used|"
+       r"dark|empty|at 0)|tensor[- ](?:cores?|pipes?)\b[^.;]{0,90}?\b(?:are|is|sit|sits|stay|remain|do|does)\s+"
+       r"(?:idle|unused|off|dark|nothing|not used)|"
+       r"(?:entirely|only|all) on the (?:FP32 )?(?:FMA|FFMA) pipe|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
        "Run the product on the tensor cores: in PyTorch set torch.backends.cuda.matmul.allow_tf32 = True (or "
        "torch.set_float32_matmul_precision('high')) or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with "
        "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",

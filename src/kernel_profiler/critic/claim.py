@@ -54,7 +54,8 @@ _CLAUSE = re.compile(r"[;:()\[\]]|[.!?](?=\s|$)|\s[—–]\s|,\s(?:and|but|while
                      re.I)
 
 
-_SUBORDINATE = re.compile(r"\W*(?:once|after|when|until|before|unless|if|apart from|besides|except|other than)\b", re.I)
+_SUBORDINATE = re.compile(r"\W*(?:once|after|when|until|before|unless|if|apart from|besides|except|other than|"
+                          r"the only other|the other|another|a secondary)\b", re.I)
 _NAMES = re.compile(r"\b\w+_\w*")  # identifiers (`fused_chain`, `histogram_atomic`) name code, not causes
 # "the fusion already cut the traffic", "now runs at full occupancy", "fully coalesced": a state reached, not a cause
 _ALREADY = re.compile(r"\balready\b|\bat full\b|\bfully\b", re.I)

@@ -1,0 +1,62 @@
+"""How a number is used in its sentence: achieved ("achieves 989 TFLOP/s"), the reference of a comparison ("of 4.81
+TB/s"), a bound ("under 2%"), or the target of a predicted move ("from ~126 us to roughly 60-70 us")."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .numbers import Quantity
+
+
+@dataclass(frozen=True)
+class Use:
+    """How a number is used in its sentence."""
+
+    achieved: bool = False  # presented as what the program achieves ("achieves 989 TFLOP/s")
+    reference: bool = False  # the reference of a comparison or a rate ("of 4.81 TB/s", "at 4.81 TB/s", "vs ...")
+    bound: Optional[str] = None  # "upper" ("under 2%", "well under 1 ms") or "lower" ("more than 10x"): an inequality
+    across: bool = False  # "over 16M elements": a lower bound or the count it is spread across
+    predicted: bool = False  # the target of a predicted move ("from ~126 us to roughly 60-70 us", "-> ~0.8 ms")
+
+
+_ACHIEVED = re.compile(r"\b(measured|achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?)\s+"
+                       r"(?:(?:only|about|roughly|nearly|almost|a|full|the|~)\s*)*$", re.I)
+_REFERENCE = re.compile(r"(?:\bof|\bvs\.?|\bversus|\bagainst|\bat|/|\bout of|\bthan)\s+"
+                        r"(?:(?:its|the|a|an|about|roughly|only|~|nominal|device|DRAM|HBM|memory|dense|[\w-]+\s+ceiling of)\s*)*$",
+                        re.I)
+
+
+_MEASURED_AFTER = re.compile(r"\s*(?:\)\s*)?(?:\w+\s+)?(?:measured|observed)\b", re.I)  # "64.0 GB/s measured for this GPU"
+_RATES = frozenset({"byte_rate", "flop_rate", "pct", "hz"})  # what a program achieves ("runs at 170 us" is a time)
+_UPPER = re.compile(r"(?:\bunder|\bbelow|\bless than|\bat most|\bno more than|\bfewer than|<|≤)\s*(?:~|about\s+)?$", re.I)
+_LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\bexceeds?|>|≥)\s*(?:~|about\s+)?$", re.I)
+
+
+def number_use(sentence: str, q: Quantity) -> Use:
+    """Whether the number is presented as achieved, as the reference it is compared with, or as a bound; the target
+    of a predicted move is none of these (a prediction, checked by no measurement)."""
+    whole = (sentence or "")[:q.start]
+    before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
+    if _TARGET.search(whole[-80:]):
+        return Use(predicted=True)
+    bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
+    across = bound == "lower" and q.family == "count" and bool(re.search(r"\bover\s*(?:~|about\s+)?$", before, re.I))
+    # "256 iterations per element over 16M elements": across them, or more than them; a bound that fails is unverified
+    hypothetical = _MODAL.search(before) and _ACHIEVED.search(before)  # "even a perfect FFMA kernel could only reach ~67 TFLOP/s": a ceiling
+    return Use(achieved=q.family in _RATES and not hypothetical and
+               bool(_ACHIEVED.search(before) or _MEASURED_AFTER.match(sentence[q.end:])),
+               reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole) or hypothetical), bound=bound,
+               across=across)
+
+
+# the target of a move: "from ~126 us to roughly 60-70", "from 4,096 down to 1", "1.52ms -> ~0.8"
+_TARGET = re.compile(r"(?:\bfrom\s+[~≈]?[\d.,]+[kKMG]?\s*[^\s\d]*\s+(?:\w+\s+)?to|\d[^\s\d]*\s*(?:→|->|=>|⟶))\s*"
+                     r"(?:(?:~|≈|about|roughly|around|approximately|under|below|over|above|at most|at least|well|only|just|"
+                     r"the|a|low|high|single|double)\s*)*(?:[\d.,]+\s*[-–]\s*)?$", re.I)
+_MODAL = re.compile(r"\b(?:could|would|might|should)\b", re.I)
+
+
+# "against 540,672 FLOP per cycle x 1.59 GHz = 861 TFLOP/s": the result of an expression that follows a comparison word
+# is the reference of that comparison
+_REFERENCE_RESULT = re.compile(r"\b(?:against|versus|vs\.?|compared (?:with|to))\s(?:(?!,\s|[;:.]\s).)*=\s*~?\s*$", re.I)
