@@ -36,9 +36,17 @@ DATA = Path(__file__).parent / "data"
 # written blind on 2026-12-01 (fifth session) and scored once, at c6044b7: 1/25 and 8/20, 4/25 and 9/20.
 # `adversarial_blind20` and `adversarial_blind21` (prose, scored once blind at 3242d21: 4/25 and 7/20, 3/25 and 9/20)
 # were development sets from 16:03 UTC; their bounds are their counts at c6044b7.
-RATCHET = {"adversarial": (0, 1), "adversarial_holdout": (0, 0), "adversarial_blind17": (1, 2),
-           "adversarial_blind20": (2, 6), "adversarial_blind21": (3, 5),
-           "adversarial_blind22": (1, 8), "adversarial_blind23": (4, 9)}
+# Sixth session (2026-12-01, 17:30-20:30 UTC): six more prose sets by helpers that never read or ran the critic, each
+# scored once blind, then (blind24-27) development sets: blind24+25 at 2b1c99c 6/50, 16/40; blind26+27 at f4a1d59
+# 3/50, 28/40; blind28+29 at df472b2 2/50, 19/40 (never read: their bounds are that one score). The session's
+# starting critic 8875e88 scored the same pairs 6/50, 16/40; 3/50, 27/40; 0/50, 21/40. All bounds are the counts at
+# df472b2 (the older ones tightened to them).
+RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
+           "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 5),
+           "adversarial_blind22": (1, 6), "adversarial_blind23": (4, 3),
+           "adversarial_blind24": (3, 3), "adversarial_blind25": (0, 5),
+           "adversarial_blind26": (1, 14), "adversarial_blind27": (2, 13),
+           "adversarial_blind28": (0, 10), "adversarial_blind29": (2, 9)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
