@@ -273,7 +273,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"tensor[- ](?:cores?|pipes?) (?:are |sit |stay |remain |is |were |was )?(?:idle|unused|off|never|not used|"
        r"dark|empty|at 0)|tensor[- ](?:cores?|pipes?)\b[^.;]{0,90}?\b(?:are|is|sit|sits|stay|remain|do|does)\s+"
        r"(?:idle|unused|off|dark|nothing|not used)|"
-       r"(?:entirely|only|all) on the (?:FP32 )?(?:FMA|FFMA) pipe|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
+       r"(?:entirely|only|all) on the\s+(?:FP32\s+)?(?:FMA|FFMA) pipe|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
        "Run the product on the tensor cores: in PyTorch set torch.backends.cuda.matmul.allow_tf32 = True (or "
        "torch.set_float32_matmul_precision('high')) or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with "
        "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",

@@ -116,7 +116,7 @@ def test_tensor_cores_name_the_cause_only_where_unused():
         != "no_tensor_cores"
     assert asserted_cause("The GEMM is slow: the tensor cores, the only fast path, are idle.") == "no_tensor_cores"
     assert asserted_cause("The GEMM runs entirely on the FMA pipe.") == "no_tensor_cores"
-    # (with 'FP32' written, 'entirely on the FP32 FMA pipe' claims nothing: scrub blanks 'FP32', reported)
+    assert asserted_cause("The GEMM runs entirely on the FP32 FMA pipe.") == "no_tensor_cores"  # 'FP32', blanked
 
 
 def test_the_only_other_cost_is_not_the_claim():

@@ -29,6 +29,7 @@ from .form import clean, parse_answer
 from .numbers import quantities
 
 _FACTS_CACHE: dict[tuple[int, int], tuple[Artifacts, Diagnosis, Facts]] = {}
+FACTS_CACHED = 2  # sets of captures kept (each holds its loaded timeline tables: a large trace is gigabytes)
 
 
 def facts_for(artifacts: Artifacts, diagnosis: Diagnosis) -> Facts:
@@ -36,7 +37,7 @@ def facts_for(artifacts: Artifacts, diagnosis: Diagnosis) -> Facts:
     key = (id(artifacts), id(diagnosis))
     hit = _FACTS_CACHE.get(key)
     if hit is None or hit[0] is not artifacts or hit[1] is not diagnosis:
-        if len(_FACTS_CACHE) > 8:
+        if len(_FACTS_CACHE) >= FACTS_CACHED:
             _FACTS_CACHE.clear()
         hit = (artifacts, diagnosis, gather_facts(artifacts, diagnosis))
         _FACTS_CACHE[key] = hit

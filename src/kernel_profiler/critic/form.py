@@ -18,7 +18,8 @@ from .evidence_lines import BULLET, metric_values, numbers_of, parse_evidence  #
 from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
-from .roles import BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, read_roles, says_what_to_do, verdict_of
+from .roles import (BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, opens_with_a_change, read_roles,
+                    says_what_to_do, verdict_of)
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
@@ -237,7 +238,7 @@ def _fix_first(sections: dict[str, str]) -> None:
     roofline arithmetic) explains, and the verdict is the first sentence elsewhere that names the bound."""
     head = sections.get("bottleneck", "")
     first = next(iter(sentences(head)), "")
-    if not first or not says_what_to_do(first) or _VERDICT.search(first):
+    if not first or not opens_with_a_change(first) or _VERDICT.search(first):
         return
     fix = sections.get("fix", "")
     if fix and any(says_what_to_do(x) for x in sentences(fix)[:1]):

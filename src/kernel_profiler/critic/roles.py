@@ -44,6 +44,12 @@ _EFFECT = re.compile(r"\b(?:expect\w*|should (?:go|fall|drop|rise|climb|halve|do
 _SKIP = re.compile(r"^\s*(?:#|>|\|[\s:|-]*\|?\s*$|```)|^\s*(?:\*\*|__)[^\n]{1,100}(?:\*\*|__)[.:]?\s*$")
 
 
+def opens_with_a_change(sentence: str) -> bool:
+    """Whether a sentence opens with what to do ("Hoist the cudaMalloc ...", "Fix: ..."), not only mentions a fix."""
+    m = _DO.search(scrub(sentence))
+    return m is not None and m.start() == 0
+
+
 def says_what_to_do(sentence: str) -> bool:
     """Whether a sentence proposes a change ("Pad the tile", "The fix is ...", "I'd switch ...")."""
     return bool(_DO.search(scrub(sentence)) or FIX_START.match(sentence))
