@@ -213,7 +213,8 @@ def _wrong_way(c: "Context") -> list[str]:
     and, whatever cause the answer claims, a synchronization per launch or a lower register cap for a kernel that
     already spills."""
     out = []
-    for cause in dict.fromkeys([c.claimed, _measured_cause(c)]):  # the cause claimed, and the one the captures show
+    causes = dict.fromkeys([c.claimed, _measured_cause(c)])  # the cause claimed, and the one the captures show
+    for cause in causes:
         e = CATALOG.get(cause or "")
         m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
         if m:
@@ -229,7 +230,7 @@ def _wrong_way(c: "Context") -> list[str]:
     if cap and spilled:
         out.append(f"The fix's change '{cap.group(0)}' lowers the register cap of a kernel that already spills "
                    f"{spilled} bytes (ptxas): fewer registers spill more, so local-memory traffic and time rise.")
-    shrink = _smaller_grid(c, key) if "low_parallelism" in (c.claimed, _measured_cause(c)) and not out else None
+    shrink = _smaller_grid(c, key) if "low_parallelism" in causes and not out else None
     if shrink:
         out.append(shrink)
     squeeze = _register_squeeze(c, key)

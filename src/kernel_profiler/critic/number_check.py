@@ -14,10 +14,11 @@ from .concepts import API_NAME, GENERIC, metric_concepts, unit_concepts
 from .context import Context
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
-from .match import (STATISTICS, Operand, Use, candidates, close, derived_values, is_ceiling, kernel_mentions,
+from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling, kernel_mentions,
                     match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss
+from .use import Use
 from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction
 
 

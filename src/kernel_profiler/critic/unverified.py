@@ -19,8 +19,9 @@ from typing import Optional
 
 from .concepts import GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
-from .match import Use, candidates, close, counts, describes, is_ceiling, several_kernels
+from .match import candidates, close, counts, describes, is_ceiling, several_kernels
 from .numbers import METRIC_TOKEN, Quantity, metric_tokens, scrub
+from .use import Use
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s[—–-]\s|\s(?:and|but|while|whereas|so|because|which|where)\s", re.I)
