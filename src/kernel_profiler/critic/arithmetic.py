@@ -229,9 +229,9 @@ def wrong_arithmetic(text: str) -> list[str]:
             for sent in sentences(text) for s in chains(sent) if not s.ok]
 
 
-def implicit(sentence: str, q: Quantity) -> Optional[str]:
+def implicit(sentence: str, q: Quantity, unit_share: bool = False) -> Optional[str]:
     """How `q` follows from two other numbers of its sentence (their ratio, quotient, product, difference, or a
-    share's complement), or None."""
+    share's complement), or None. `unit_share`: q is a unit's share of its peak, never a ratio of two amounts."""
     others = [o for o in _operands(sentence) if not (o.start <= q.start < o.end) and o.si]
     target = _si(q)
     if not target:
@@ -241,6 +241,8 @@ def implicit(sentence: str, q: Quantity) -> Optional[str]:
             if a is b:
                 continue
             same = a.q.family == b.q.family
+            if unit_share and a.q.family in ("bytes", "count"):
+                continue
             tries = [(a.si / b.si, "ratio")] if same or q.family in ("time", "bytes", "byte_rate", "flop_rate") else []
             if same:
                 tries += [(a.si - b.si, "difference"), (a.si + b.si, "sum"), (1 - a.si / b.si, "complement")]

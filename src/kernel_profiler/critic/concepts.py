@@ -12,6 +12,11 @@ from functools import lru_cache
 
 from ..catalog import TENSOR_OPS
 
+# A throughput, hit rate, byte count or bandwidth is a measure of one memory level (DRAM, L2, L1): a number whose own
+# clause names a level matches only that level's metrics (match.describes), so "91.3% DRAM throughput" is not
+# read as the L2's 91.5%. Sector and request counts carry no level (writers say "DRAM sectors" for L1's counts).
+LEVELS = frozenset({"lvl_dram", "lvl_l2", "lvl_l1"})
+_LEVELLED = r"^(?=.*(?:throughput|hit_rate|bytes|per_second|pct_of_peak|bandwidth)).*"
 # metric-name pattern -> concepts (all patterns that match contribute)
 METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), frozenset(c.split())) for p, c in [
     (r"gpu__time_duration|roofline_duration|streaming_duration|kernel_(median|mean|total|min|max)_ns", "duration"),
@@ -95,6 +100,10 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"cycles_elapsed\.avg\.per_second|sm_clock", "clock"),
     (r"^rule\.", "speedup"),
     (r"rank\.", "rank"), (r"collective", "comms"), (r"first_launch_lag", "lag launches"),
+    # the memory level a throughput, hit rate, byte count or bandwidth belongs to (`LEVELS`)
+    (_LEVELLED + r"(?:dram|fbpa__)|achieved_bandwidth|fraction_of_peak_bandwidth|^ceiling\.(?:roofline_)?dram|"
+     r"^device\.dram", "lvl_dram"),
+    (_LEVELLED + r"(?:(?:^|[._])lts[._\d]|^LTS\.)", "lvl_l2"), (_LEVELLED + r"l1tex", "lvl_l1"),
     (r"(?<!dst_)fp32|ffma", "fp32"), (r"tf32", "tf32 tensor"), (r"bf16", "bf16 tensor"),
     (r"(?<![bd])fp16|(?<![bd])(?<!dst_)f16", "fp16 tensor"), (r"fp8", "fp8 tensor"), (r"fp64|dfma", "fp64"),
 ]]
@@ -123,10 +132,13 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"DRAM (throughput|busy|utili)|\bDRAM (is |was )?(at |only |sits at )?(~|\*\*)?\d[\d.]*\s?%|\bbandwidth\b.{0,20}%|% of (the )?(DRAM|HBM|memory) (bandwidth|peak)",
      "sol sol_dram"),
     (r"\b(every|each|all|no) (unit|pipe|memory unit)s?\b", "sol"),
+    (r"\b(?:L1(?:TEX)?|L2|LTS)\b(?: cache)?(?: is| was)? (?:throughput|busy|utili)", "sol"),
     (r"\bapart\b|\bpitch\b|\bstrided?\b", "stride"),
     (r"\blanes?\b|(?:consecutive|adjacent|neighbou?ring|successive) threads|threads of (a|the|each) warp", "lanes"),  # "every unit is under 2% busy": SOL of each unit
     (r"\blink\b|\bPCI-?e\b", "link"),
     (r"\bL1\b|L1TEX|shared[- ]memory pipe|\bLSU\b", "l1"), (r"\bL2\b", "l2"),
+    (r"\bDRAM\b|\bHBM\w*|device memory|\bVRAM\b|frame ?buffer", "lvl_dram"), (r"\bL2\b|\bLTS\b", "lvl_l2"),
+    (r"\bL1(?:TEX)?\b|\bL1/TEX\b", "lvl_l1"),
     (r"\bhit(?:s| rate|-rate)?\b", "hit_rate"),
     (r"occupancy|warps? (are )?(active|resident|in flight)|warp slots|warps per SM|active warps", "occupancy"),
     (r"blocks? per SM|\bcaps?\b|\blimit(s|ed|er|ing)?\b|allow", "occupancy_limit"),
@@ -248,4 +260,4 @@ def unit_concepts(unit: str) -> frozenset[str]:
 
 
 # concepts many different measurements share: a number whose words meet a fact only in these is not pinned to it
-GENERIC = frozenset("sol busy bytes dram_bytes peak ratio window launches share gap bandwidth flop_rate".split())
+GENERIC = frozenset("sol busy bytes dram_bytes peak ratio window launches share gap bandwidth flop_rate".split()) | LEVELS

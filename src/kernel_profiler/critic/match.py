@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from ..kernel_name import KernelName
-from .concepts import metric_concepts, text_concepts, unit_concepts
+from .concepts import LEVELS, metric_concepts, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
 from .numbers import METRIC_TOKEN, Quantity
 from .use import Use, number_use  # noqa: F401 (number_use re-exported)
@@ -143,9 +143,11 @@ def kernel_mentions(text: str, facts: Facts) -> set[str]:
 
 _CODE_WORD = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
 _NAMED_KERNEL = re.compile(r"\b(?:the|a|its|each)\s+([A-Za-z_][A-Za-z0-9_]{3,})\s+kernels?\b", re.I)
-# a sentence about several kernels at once ("each kernel", "every one of them", "the kernels are individually ..."):
+# a sentence about several kernels at once ("each kernel", "every one of them", "the kernels are individually ...",
+# "the four vectorized kernels run at 85.1-89.6%"):
 # its numbers may be any profiled kernel's values of the metric it describes
-_EACH = re.compile(r"\b(?:each|every|all|individually|both|per kernel)\b", re.I)
+_EACH = re.compile(r"\b(?:each|every|all|individually|both|per kernel)\b|"
+                   r"\b(?:two|three|four|five|six|seven|eight|nine|ten|[2-9]|\d\d+)\s+(?:[\w`*-]+\s+){0,2}kernels\b", re.I)
 _PLURAL = re.compile(r"\bkernels\b|\b(?:each|every|per) kernel\b|\bof them\b|\bones\b", re.I)
 
 
@@ -233,11 +235,33 @@ def names(metric: str, tokens: set[str]) -> bool:
     return metric in tokens or any(metric.startswith(t + ".") for t in tokens if "." not in t)
 
 
+def _level_fits(f: Fact, concepts: frozenset[str]) -> bool:
+    """A measure of one memory level (DRAM, L2, L1) is not what words naming only other levels describe, nor is
+    a share of peak that belongs to no level (the memory system's busiest unit, the SM, the roofline)."""
+    named, own = concepts & LEVELS, f.concepts & LEVELS
+    if named and not own:
+        return "sol" not in f.concepts
+    return not (named and own) or bool(named & own)
+
+
+UNIT_SHARE = "unit_share"  # the number's own clause calls it a unit's share of its peak ("85.7% DRAM throughput")
+_SOL = frozenset({"sol", "sol_dram", "sol_mem", "sol_sm"})
+
+
+def clause_words(clause: str, concepts: frozenset[str]) -> frozenset[str]:
+    """The number's concepts narrowed by its own clause: the memory levels it names ("DRAM at 85.7% while L2 sits
+    at 91.5%": 91.5 is the L2's; "SM throughput 0.51% and DRAM 0.33%": 0.51 is of no level), and `UNIT_SHARE` when it calls the number a unit's share of
+    its peak (a throughput is measured, or a rate over its ceiling: never a ratio of two byte counts)."""
+    words = text_concepts(clause)
+    out = (concepts - LEVELS) | (words & LEVELS)
+    return out | {UNIT_SHARE} if words & _SOL else out
+
+
 def describes(f: Fact, q: Quantity, concepts: frozenset[str], tokens: set[str], use: Use = Use()) -> bool:
     if names(f.metric, tokens):
         return not use.achieved or not is_ceiling(f)
     uc = unit_concepts(q.unit)
-    if not _unit_fits(f, q) or not _bytes_fit(f, q) or not _qualified(f, concepts):
+    if not _unit_fits(f, q) or not _bytes_fit(f, q) or not _qualified(f, concepts) or not _level_fits(f, concepts):
         return False
     if not ceiling_fits(f, concepts, use):
         return False
@@ -288,6 +312,16 @@ _PERCENT = "100%"
 _RATE_OF = {"byte_rate": "bytes", "flop_rate": "count"}  # a rate and the amount it moves per second
 
 
+def _share_pair(a: Operand, b: Operand, concepts: frozenset[str]) -> bool:
+    """Whether a/b may be a unit's share of its peak, where the number's clause calls it one (`UNIT_SHARE`): a rate
+    over its ceiling (or a floor over a duration), never bytes over bytes, and both of the memory level it names."""
+    if UNIT_SHARE not in concepts:
+        return True
+    named = concepts & LEVELS
+    return a.family not in ("bytes", "count") and (not named or a.constant or b.constant or
+                                                   bool(named & a.concepts & b.concepts))
+
+
 def derivations(concepts: frozenset[str], ops: list[Operand]) -> Iterable[tuple[str, float, str, list[str]]]:
     """(family, value, derivation, operands) of every declared derivation of the operands the sentence speaks of."""
     consts = [Operand(name, v, cs, "count", constant=True) for v, cs, name in CONSTANTS if cs & concepts]
@@ -297,7 +331,7 @@ def derivations(concepts: frozenset[str], ops: list[Operand]) -> Iterable[tuple[
             if a is b or not b.value or (a.constant and b.constant) or _PERCENT in (a.name, b.name):
                 continue  # 100% is a scale, not an operand: a count over 100 is no measurement
             same = a.family == b.family or a.constant or b.constant
-            if same:
+            if same and _share_pair(a, b, concepts):
                 r = a.value / b.value
                 yield "ratio", r, "ratio of two cited values", [a.name, b.name]
                 if r < 1:
@@ -333,7 +367,7 @@ def match_derived(q: Quantity, concepts: frozenset[str], cited: list[Fact], use:
     for fam, v, t in candidates(q):
         for f in cited:
             if f.family == fam and close(f.value, v, t) and _unit_fits(f, q) and ceiling_fits(f, want, use) \
-                    and _qualified(f, want):
+                    and _qualified(f, want) and _level_fits(f, want):
                 return "the same value cited elsewhere in the answer", [f.metric]
     for val, v, t, how, operands in derived_values(q, want, cited, derived):
         if close(val, v, t):

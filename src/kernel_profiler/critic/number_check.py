@@ -10,12 +10,12 @@ from typing import Optional
 from .. import metrics
 from .answer import NumberAudit
 from .arithmetic import Stated, chains, implicit, implicit_miss
-from .concepts import API_NAME, GENERIC, metric_concepts, unit_concepts
+from .concepts import API_NAME, GENERIC, LEVELS, metric_concepts, unit_concepts
 from .context import Context
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
-from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling, kernel_mentions,
-                    match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
+from .match import (STATISTICS, UNIT_SHARE, Operand, candidates, clause_words, close, derived_values, is_ceiling,
+                    kernel_mentions, match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss
 from .use import Use
@@ -46,6 +46,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
                     seg = _segment(s, q)
                     cs = sentence_concepts(extra + seg)
                     toks = metric_tokens(extra + seg)
+                cs = clause_words(clause_of(s, q, aside=False), cs)
                 out.append((where, s, q, metric_concepts(bound) if bound else cs, {bound} if bound else toks,
                             kernels, number_use(s, q)))
                 c.strict.append(headline)
@@ -172,7 +173,7 @@ def check_numbers(c: Context) -> list[str]:
             continue
         written_out = chains(s)
         written = next((st for st in written_out if st.result.start == q.start), None)  # 'A op B = q' in its sentence
-        stated = _stated(s, q, written)
+        stated = _stated(s, q, written, cs)
         if stated is not None and not c.strict[i]:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=stated))
             continue
@@ -236,12 +237,14 @@ def _elsewhere(q: Quantity, bad: Fact, facts: Facts) -> bool:
                if f.family == fam)
 
 
-def _stated(sentence: str, q: Quantity, written: Optional[Stated]) -> Optional[str]:
+def _stated(sentence: str, q: Quantity, written: Optional[Stated], concepts: frozenset[str]) -> Optional[str]:
     """How the number follows from arithmetic written in its own sentence: the result of a chain that holds
     ("2.03 ms / 200 = 10.1 us"), or a ratio/product/difference of two of the sentence's numbers."""
     if written is not None and written.ok:
         return f"stated arithmetic '{written.text}'"
-    how = implicit(sentence, q)
+    if UNIT_SHARE in concepts and concepts & LEVELS:
+        return None  # one memory level's share of its peak is measured: it matches that level's metric or nothing
+    how = implicit(sentence, q, UNIT_SHARE in concepts)
     return f"arithmetic on the sentence's numbers: {how}" if how else None
 
 

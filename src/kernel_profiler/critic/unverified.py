@@ -36,9 +36,9 @@ _NOT_MEASURED = re.compile(
 # (the last line: a value of another run, named as such: "went from 4.85 ms (old capture) to 3.25 ms")
 
 
-def clause_of(sentence: str, q: Quantity) -> str:
-    """The clause of `sentence` that holds the number."""
-    return _clause(sentence, q.start, q.end)
+def clause_of(sentence: str, q: Quantity, aside: bool = True) -> str:
+    """The clause of `sentence` that holds the number (with the aside that follows it, if `aside`)."""
+    return _clause(sentence, q.start, q.end, aside)
 
 
 def hedged(sentence: str, q: Quantity) -> bool:
