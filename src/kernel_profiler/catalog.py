@@ -235,7 +235,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   r"launch (?:only )?\d+ blocks? instead of (?:more|\d+)",
                   "fewer blocks leave more SMs idle: the grid must grow, not shrink")),
     _e("occupancy_limit", "latency", "occupancy limit", "kernel", _LAT + "detect_occupancy_limit", "sig_occupancy",
-       r"occupancy",
+       r"occupancy|(?:n't|not|never) (?:have |keep |hold )?enough (?:resident |active )?warps|"
+       r"too few (?:resident |active )?warps",
        {"": "Lift the {limiter} limit: use smaller blocks or fewer per-block resources" + _LIFT,
         "shared memory": "Lift the shared memory limit: request only the shared memory the block uses (or less per "
                          "block, more blocks)" + _LIFT,

@@ -70,7 +70,7 @@ def check_mechanism(c: Context) -> list[str]:
 
 
 # a cause the catalog has no id for, named in prose ("too few bytes in flight", "the barrier after each tile")
-_OTHER_CAUSE = re.compile(r"\b(latenc\w*|in flight|barrier|dependen\w+|issue[sd]?|pipe(line)?s?|waves?|tail|serial\w*|"
+_OTHER_CAUSE = re.compile(r"\b(latenc\w*|in flight|barrier|dependen\w+|issue[sd]?|pipe(line)?s?|waves?|tail|serial\w*|bookkeeping|"
                           r"contention|replay\w*|bandwidth|instructions?)\b", re.I)
 
 
@@ -176,7 +176,11 @@ def _wrong_rank(c: Context, mid: str) -> list[str]:
             f"({st[2] / 1e6:.2f} ms after the first): rank {named}'s long collective is time spent waiting for it."]
 
 
-_BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle"),
+_BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle|"
+                          r"\b(?:reason|problem|culprit|limiter|bottleneck) is (?:the )?(?:host|CPU)\b|"
+                          r"\b(?:host|CPU) (?:is|was) the (?:bottleneck|limiter|limit|problem)\b|"
+                          r"\b(?:host|CPU)[- ]limited\b|\b(?:limited|bound) by the (?:host|CPU)\b|"
+                          r"\b(?:host|CPU) can(?:no|')t keep up\b|\bkeep(?:ing)? the GPU fed\b"),
                 ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate"),
                 ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound|^\W*(?:DRAM|HBM|memory) "
                            r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth"),

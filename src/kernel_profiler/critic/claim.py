@@ -117,10 +117,23 @@ def _pick(hits: list[tuple[int, int, str]]) -> Optional[str]:
     return min(((i in GENERIC_CLAIMS, s, i) for s, _, i in hits), default=(None, None, None))[2]
 
 
+# a code span that is itself a cause ("`.item()` blocks the host", "`cudaDeviceSynchronize` after each launch"): read
+# as words, where other code spans are blanked
+_CAUSE_CODE = re.compile(r"`((?:\w+)?\.(?:item|cpu|tolist)\(\)|(?:torch\.cuda\.)?synchronize\(\)|"
+                         r"cuda(?:Device|Stream|Event)?Synchronize|cuda(?:Malloc|Free)(?:Async|Host)?)`")
+
+
+def _plain(text: str) -> str:
+    """The text as the claim reader sees it: code, metric names and identifiers blanked (same positions), except
+    code spans that name a cause."""
+    shown = _CAUSE_CODE.sub(lambda m: " " + m.group(1).replace(")", " ") + " ", text or "")  # no ")" to end a clause
+    return _NAMES.sub(lambda m: " " * len(m.group(0)), scrub(shown))
+
+
 def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     """The cause `text` asserts (see the module doc); with `mentions` (the bottleneck), a cause it only names counts
     last and "X is Y" asserts Y; without (the mechanism), only a verb of limiting asserts."""
-    plain = _NAMES.sub(lambda m: " " * len(m.group(0)), scrub(text or ""))
+    plain = _plain(text)
     hits = _hits(plain, text or "")
     strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions)]
     specific = [h for h in strong if h[2] not in GENERIC_CLAIMS]
@@ -130,15 +143,32 @@ def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
         return "near_peak"
     if mentions and any(h[2] not in GENERIC_CLAIMS for h in hits):
         return _pick(hits)  # "transfer-bound: a pageable copy per step": the mention refines the generic bound
+    refined = _refined(hits, {h[2] for h in strong})
+    if refined:  # the mechanism: "the program is transfer-bound ... every copy's source is Pageable": the generic
+        return refined  # bound it asserts, refined by the cause of that bound it names
     return _pick(strong) or (_pick(hits) if mentions else None)
+
+
+def _refined(hits: list[tuple[int, int, str]], claims: set[str]) -> Optional[str]:
+    """The specific cause the hits name of the bound of a generic claim among `claims` ("transfer-bound" refined by
+    "pageable"), or None."""
+    bounds = {CATALOG[i].bounds[0] for i in claims if i in GENERIC_CLAIMS}
+    return _pick([h for h in hits if h[2] not in GENERIC_CLAIMS and CATALOG[h[2]].bounds[0] in bounds])
+
+
+def refinement(text: str, claim: Optional[str]) -> Optional[str]:
+    """The specific cause of a generic claim's bound that `text` names, in a clause that may claim it."""
+    return _refined(_hits(_plain(text), text or ""), {claim} if claim else set())
 
 
 def claimed_mechanism(a: Answer) -> Optional[str]:
     """The mechanism the answer blames: its `mechanism` id, else the cause its bottleneck asserts (or names), else the
-    cause its mechanism asserts."""
+    cause its mechanism asserts; a generic claim ("transfer-bound") is refined by the cause of that bound the
+    mechanism names ("the source is pageable memory")."""
     if a.mechanism:
         return a.mechanism
-    return asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False)
+    claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False)
+    return refinement(a.explanation, claim) or claim  # "you're transfer-bound" refined by the mechanism's "pageable"
 
 
 _RANK = re.compile(r"\brank\s*(\d+)\b", re.I)

@@ -15,7 +15,7 @@ SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ 
                      r"shared memory per block|\bBLOCK\b|num_warps|maxrregcount", re.I)
 
 _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "grow": "increase", "up": "increase",
-              "higher": "increase", "more": "increase", "improve": "increase", "double": "increase",
+              "higher": "increase", "more": "increase", "improve": "increase", "double": "increase", "climb": "increase",
               "decrease": "decrease", "lower": "decrease", "reduce": "decrease", "drop": "decrease",
               "down": "decrease", "fall": "decrease", "fewer": "decrease", "less": "decrease", "shrink": "decrease",
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
@@ -40,9 +40,12 @@ def clause_direction(clause: str) -> Optional[str]:
     moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and _num(m["a"]) != _num(m["b"])]
     d = _DIR_RE.search(clause)
     w = _FROM_TO_WORD.search(clause)
-    first = min(moves + [x for x in (d, w) if x], key=lambda m: m.start(), default=None)
+    arrow = _UP_DOWN.search(clause)
+    first = min(moves + [x for x in (d, w, arrow) if x], key=lambda m: m.start(), default=None)
     if first is None:
         return None
+    if first is arrow:  # "GPU busy ↑ to >80 %", "step ↓ 3.25 ms → ~2.45 ms"
+        return "increase" if arrow.group(0) in _UP else "decrease"
     if first is w:  # "from 0% to a high share"
         return "increase" if w.group("up") else "decrease"
     if first is d:
@@ -50,6 +53,8 @@ def clause_direction(clause: str) -> Optional[str]:
     return "increase" if _rises(first) else "decrease"
 
 
+_UP = "↑⬆▲"
+_UP_DOWN = re.compile(r"[↑⬆▲↓⬇▼]")  # an arrow written beside the metric says which way it moves
 _FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:ward)?\s+"
                       r"(?:~|(?:about|roughly|around|approximately|nearly|almost)\s+~?|>=?\s*|<\s*|"
                       r"(?:well\s+)?(?:under|below|over|above)\s+)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)"

@@ -20,6 +20,7 @@ from ..catalog import CATALOG
 from .direction import SETTING as _SETTING, clause_direction
 from .match import kernel_mentions
 from .numbers import METRIC_TOKEN
+from .unverified import ruled_out
 
 if TYPE_CHECKING:
     from .context import Context
@@ -236,7 +237,48 @@ def _wrong_way(c: "Context") -> list[str]:
     squeeze = _register_squeeze(c, key)
     if squeeze and not (cap and spilled):
         out.append(squeeze)
+    out += [x for x in (_block_over_register_file(c, key), _wider_dtype(c, causes)) if x]
     return out
+
+
+REGISTER_FILE = 65536  # 32-bit registers per SM and per block (every NVIDIA GPU since Kepler; H200: 64K)
+_BLOCK_OF = re.compile(r"\b(\d{3,4})[- ]thread blocks?\b|\bblocks? of (\d{3,4}) threads\b|\bblock size (?:of |to )?(\d{3,4})\b",
+                       re.I)
+
+
+def _block_over_register_file(c: "Context", key: Optional[str]) -> Optional[str]:
+    """A fix that launches blocks whose threads need more registers than an SM has (ncu's registers per thread x the
+    block size the fix asks for): such a block cannot be resident, so the launch fails instead of occupancy rising."""
+    p = c.facts.profiles.get(key) if key else None
+    regs = p.get("launch__registers_per_thread") if p is not None else None
+    if not regs:
+        return None
+    for m in _BLOCK_OF.finditer(c.answer.fix_text):
+        threads = int(next(g for g in m.groups() if g))
+        if threads * regs > REGISTER_FILE:
+            return (f"The fix's change '{m.group(0)}' needs {threads} x {regs:g} = {threads * regs:,.0f} registers per "
+                    f"block (ncu: {regs:g} per thread), more than the {REGISTER_FILE:,} an SM has: the block cannot be "
+                    f"resident and the launch fails; lower the registers per thread first.")
+    return None
+
+
+_WIDEN = re.compile(r"\.double\(\)|\b(?:in|to|into|as|use|using|switch\w* to|cast\w* to|convert\w* to|promot\w* to|"
+                    r"upcast\w* to)\s+(?:`)?(?:torch\.)?(?:float64|fp64|double)\b", re.I)
+_AWAY = re.compile(r"\b(?:from|avoid\w*|drop\w*|remov\w*|stop\w*|eliminat\w*|away|undo\w*|revert\w*)\b[^.;]*$", re.I)
+_MEMORY_CAUSES = frozenset({"excess_dram_traffic", "uncoalesced_global", "near_peak", "local_memory_spill"})
+
+
+def _wider_dtype(c: "Context", causes: dict) -> Optional[str]:
+    """A fix that widens the data to fp64 for a memory-bound cost: every element moves twice the bytes, so DRAM bytes
+    and time rise (intensity does not rise: the FLOPs per element are the same)."""
+    memory = bool(set(causes) & _MEMORY_CAUSES) or c.facts.diagnosis is not None and c.facts.diagnosis.bound == "memory"
+    text = c.answer.fix_text
+    m = next((m for m in _WIDEN.finditer(text) if not ruled_out(text, m.start(), m.end()) and
+              not _AWAY.search(text[max(0, m.start() - 30):m.start()])), None) if memory else None
+    if m is None:  # ("compute in float32 instead of in float64", "move it from float64 to float32": away from it)
+        return None
+    return (f"The fix's change '{m.group(0)}' widens the data of a memory-bound cost to 8-byte doubles: every element "
+            f"moves twice the bytes, so DRAM bytes and time rise.")
 
 
 _BLOCKS = re.compile(r"(?<!over )(?<!across )(?<!into )\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:\*\*|__)?\s*(?:thread\s*)?"

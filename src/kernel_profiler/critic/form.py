@@ -18,8 +18,8 @@ from .evidence_lines import BULLET, metric_values, numbers_of, parse_evidence  #
 from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
-from .roles import (BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, opens_with_a_change, read_roles,
-                    says_what_to_do, verdict_of)
+from .roles import (BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, cites_a_measurement,
+                    opens_with_a_change, read_roles, says_what_to_do, verdict_of)
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
@@ -39,7 +39,10 @@ _FREE_HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]*(?P<h>[^\n]{1,60}?)|(?:\*
 _FIX_WORDS = re.compile(r"^(\w+ )?(fix|change)\b|^(expect\w*|recommend\w*|what to (do|change)|next steps?|suggest\w*|action|"
                         r"what I['’]?d (suggest|do|change|recommend)|how to (fix|speed)|expected|plan|remed|proposal|"
                         r"options?\b|do this\b|try this\b|to ?do\b|(my )?(advice|suggestion)|"
-                        r"what (I would|we should|you should|should change)|(what|metrics?) to (watch|expect|measure))", re.I)
+                        r"what (I would|we should|you should|should change)|(what|metrics?) to (watch|expect|measure)|"
+                        r"(corrective|remedial|follow-?up|recommended|proposed|suggested|next) (actions?|steps?|changes?|"
+                        r"fix(es)?|experiments?|patch(es)?)|action items?|mitigations?|remediation|treatment|cure|the plan|"
+                        r"what to try|(what )?(\w+ ){0,2}(is|are|am) going to (try|do|change))", re.I)
 # a bold label in other words with its text on the same line ("**Key numbers:** ...", "**What I'd suggest:** ...")
 _BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>(?:[^*_\n:`]|`[^`\n]{1,40}`){1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
                          re.M)
@@ -327,12 +330,23 @@ def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[
     if first is None:
         if len(paras) == 1:  # one paragraph: its verdict, its measurements, and from "The fix is ..." on, the fix
             said = sentences(paras[0])
-            at = next((i for i, x in enumerate(said) if i and _FIX_START.match(x)), None)
+            at = next((i for i, x in enumerate(said) if i and (_FIX_START.match(x) or opens_with_a_change(x) and
+                                                               any(cites_a_measurement(y) for y in said[:i]))), None)
+            # (a change opens the fix only after a sentence that cites a measurement: its number and its source)
+            if at is None and len(said) <= 2:  # one long sentence: "...; the one lever that remains is ...: keeping
+                said = re.split(r"(?<=;)\s+", paras[0])  # x in bf16 would halve ...": its clauses
+                at = next((i for i, x in enumerate(said) if i and says_what_to_do(x)), None)
             return _prose([" ".join(said[:at]), " ".join(said[at:])]) if at else {}
         if len(paras) < len(ORDER):
             return _prose(paras)
         at = next((i for i in range(2, len(paras)) if says_what_to_do(next(iter(sentences(paras[i])), ""))), len(paras) - 1)
         # the fix from the first paragraph (after the evidence) that says what to do: a caveat after it is part of it
+        later = [x for p in paras[1:at] for x in sentences(p) if _VERDICT.search(x)]
+        if not _VERDICT.search(paras[0]) and later and not says_what_to_do(next(iter(sentences(paras[0])), "")):  # "You asked whether ... Let's check.": the verdict comes
+            # later ("That's the bottleneck: ..."); the opening paragraph is part of the reasoning (one that opens
+            # with the change is the fix: read by sentence role below)
+            return {"bottleneck": later[0].strip(), "evidence": paras[1],
+                    "mechanism": "\n\n".join([paras[0]] + paras[2:at]), "fix": "\n\n".join(paras[at:])}
         return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:at]),
                 "fix": "\n\n".join(paras[at:])}
     missing = [p for p in ORDER[:ORDER.index(first)] if p not in found]
@@ -382,8 +396,9 @@ def _prose(paras: list[str]) -> dict[str, str]:
     body = [x for p in paras[:-1] for x in sentences(p)]
     head = body[verdict_of(body)] if body else ""
     rest = [x for x in body if x is not head]
-    measured = [x for x in rest if re.search(r"\d", x)]
+    measured = [x for x in rest if re.search(r"\d", x)] or [x for x in [head] if re.search(r"\d", scrub(x))]
+    # (a blunt one-sentence verdict that carries its own numbers: "Launch overhead, full stop: 20,000 launches ...")
     if not head or not measured:
         return {}
     return {"bottleneck": head.strip(), "evidence": "\n".join(f"- {x.strip()}" for x in measured),
-            "mechanism": " ".join(x.strip() for x in rest), "fix": paras[-1]}
+            "mechanism": " ".join(x.strip() for x in rest) or head.strip(), "fix": paras[-1]}

@@ -147,7 +147,8 @@ _NAMED_KERNEL = re.compile(r"\b(?:the|a|its|each)\s+([A-Za-z_][A-Za-z0-9_]{3,})\
 # "the four vectorized kernels run at 85.1-89.6%"):
 # its numbers may be any profiled kernel's values of the metric it describes
 _EACH = re.compile(r"\b(?:each|every|all|individually|both|per kernel)\b|"
-                   r"\b(?:two|three|four|five|six|seven|eight|nine|ten|[2-9]|\d\d+)\s+(?:[\w`*-]+\s+){0,2}kernels\b", re.I)
+                   r"\b(?:two|three|four|five|six|seven|eight|nine|ten|[2-9])\s+(?:[\w*-]+\s+){0,2}kernels\b", re.I)
+# (a few kernels by kind; "6000 bf16 `tanh` kernels" counts the launches of one kernel)
 _PLURAL = re.compile(r"\bkernels\b|\b(?:each|every|per) kernel\b|\bof them\b|\bones\b", re.I)
 
 
@@ -209,6 +210,8 @@ STATISTICS = frozenset({"stat_median", "stat_mean", "stat_max", "stat_min"})
 
 def _qualified(f: Fact, concepts: frozenset[str]) -> bool:
     need = {c for c in f.concepts if c in QUALIFIERS or c.startswith("api:")}
+    if API_CLAUSE in concepts and not need and f.family in ("count", "time"):
+        return False  # a count or time in a clause naming an API function is that function's, not a kernel count
     named = concepts & STATISTICS  # a sentence that names a statistic speaks of that one ("median", not the mean)
     return need <= concepts and not (named and f.concepts & STATISTICS and not f.concepts & named)
 
@@ -244,16 +247,21 @@ def _level_fits(f: Fact, concepts: frozenset[str]) -> bool:
     return not (named and own) or bool(named & own)
 
 
+API_CLAUSE = "api_clause"  # the number's own clause names a CUDA API function: it is that function's statistic
 UNIT_SHARE = "unit_share"  # the number's own clause calls it a unit's share of its peak ("85.7% DRAM throughput")
 _SOL = frozenset({"sol", "sol_dram", "sol_mem", "sol_sm"})
 
 
-def clause_words(clause: str, concepts: frozenset[str]) -> frozenset[str]:
+def clause_words(clause: str, concepts: frozenset[str], near: str = "") -> frozenset[str]:
     """The number's concepts narrowed by its own clause: the memory levels it names ("DRAM at 85.7% while L2 sits
     at 91.5%": 91.5 is the L2's; "SM throughput 0.51% and DRAM 0.33%": 0.51 is of no level), and `UNIT_SHARE` when it calls the number a unit's share of
-    its peak (a throughput is measured, or a rate over its ceiling: never a ratio of two byte counts)."""
+    its peak (a throughput is measured, or a rate over its ceiling: never a ratio of two byte counts); an API
+    function named right beside the number (`near`) makes it that function's statistic."""
     words = text_concepts(clause)
     out = (concepts - LEVELS) | (words & LEVELS)
+    apis = {w for w in text_concepts(near) if w.startswith("api:")} & words
+    if apis:  # "400 `cudaDeviceSynchronize` calls at 112 us each": that API's statistics ("after each of the 64
+        out = (out - {c for c in out if c.startswith("api:")}) | apis | {API_CLAUSE}  # `smooth` launches": not)
     return out | {UNIT_SHARE} if words & _SOL else out
 
 

@@ -19,7 +19,7 @@ from .match import (STATISTICS, UNIT_SHARE, Operand, candidates, clause_words, c
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss
 from .use import Use
-from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction
+from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at
 
 
 
@@ -46,7 +46,8 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
                     seg = _segment(s, q)
                     cs = sentence_concepts(extra + seg)
                     toks = metric_tokens(extra + seg)
-                cs = clause_words(clause_of(s, q, aside=False), cs)
+                near = "" if _KERNEL_COUNT.match(q.unit or "") else s[max(0, q.start - 40):q.end + 24]
+                cs = clause_words(clause_of(s, q, aside=False), cs, near)  # ("64 `smooth` launches": kernels)
                 out.append((where, s, q, metric_concepts(bound) if bound else cs, {bound} if bound else toks,
                             kernels, number_use(s, q)))
                 c.strict.append(headline)
@@ -55,6 +56,9 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         q = evidence_quantity(e.value, e.unit)
         if _carries(e):
             continue  # the line's own text carries the number and is checked above
+        at = re.search(rf"(?<![\d.,]){re.escape(f'{e.value:g}')}(?![\d])", e.meaning or "")
+        if at is not None and source_size_at(e.meaning, at.start()):
+            continue  # "The 160 floats kept live ...": the code's size, which no capture measures
         text = f"{e.metric or ''} {e.meaning}"
         concepts = sentence_concepts(text)
         tokens = {e.metric} if e.metric else set()
@@ -63,6 +67,9 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         out.append(("evidence", e.metric or e.meaning[:60], q, concepts, tokens, kernels, Use()))
         c.strict.append(True)
     return out
+
+
+_KERNEL_COUNT = re.compile(r"(?:launch|launches|kernels?)$", re.I)
 
 
 def _segment(sentence: str, q: Quantity) -> str:
@@ -127,6 +134,8 @@ def _named_evidence(c: Context) -> list[str]:
         ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
         qs = [q] + metric_values(e.meaning) + [st.result for st in chains(e.meaning) if st.ok]  # "a / b = 32"
+        qs += [x for x in quantities(e.meaning) if bound_metric(e.meaning, x) == e.metric]  # "67,108,864 sectors
+        # ..., and `..._bytes_per_sector_...ratio` is 4 bytes": the number written as the metric's value
         if all(f.family != q.family for f in vals) and _measures(q, ks, c.facts):
             qs += quantities(e.meaning)  # a terse line opening with another measurement gives the metric's value later
         if not any(close(f.value, v, t) for f in vals for x in qs for fam, v, t in candidates(x) if fam == f.family):
@@ -170,6 +179,9 @@ def check_numbers(c: Context) -> list[str]:
             continue
         if i in derived:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
+            continue
+        if source_size(s, q):  # "the 128-step loop": the code's size, which no capture measures
+            c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))
             continue
         written_out = chains(s)
         written = next((st for st in written_out if st.result.start == q.start), None)  # 'A op B = q' in its sentence

@@ -33,7 +33,8 @@ _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step)s?\s*
                  r"query|loop|process|hand|bind|lock|preload|materiali[sz]e|reshape|permute|contiguous)\b"
                  r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?|overhead|count|latency|rate|"
                  r"config\w*|bound|cost|stats?|statistics)\b|-))|"
-                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|only lever|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
+                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|only lever|(?:only|one) (?:thing|lever|change|knob) (?:that )?"
+                 r"(?:would|could|can|will|remains?|is left|left)\b|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
                  r"we should|you should|should (?:use|switch|replace|fuse|batch|pin|move|remove|pad|be (?:replaced|"
                  r"fused|moved|batched|pinned))|recommend|suggest|leave (?:it|the kernel)|"
                  r"nothing to (?:fix|change|gain)|no (?:kernel )?change)", re.I)
@@ -71,7 +72,7 @@ _SOURCE = re.compile(r"\b(?:ncu|nsys|nvtx|cupti|sqlite|profile[rd]?|capture[ds]?
                      re.I)
 
 
-def _measured(sentence: str) -> bool:
+def cites_a_measurement(sentence: str) -> bool:
     """A sentence that cites a measurement: a number with its source ("per ncu", "nsys shows", a metric name, a
     statistic), or two numbers or more."""
     found = numbers_of(sentence)
@@ -103,7 +104,7 @@ def read_roles(text: str) -> dict[str, str]:
     if not body:
         return {}
     head = body[verdict_of([said[i] for i in body])]
-    measured = [said[i] for i in body if i != head and _measured(said[i])]
+    measured = [said[i] for i in body if i != head and cites_a_measurement(said[i])]
     if not measured:
         return {}
     out = {"bottleneck": said[head], "evidence": "\n".join(f"- {x}" for x in measured),

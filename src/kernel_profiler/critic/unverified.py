@@ -41,6 +41,27 @@ def clause_of(sentence: str, q: Quantity, aside: bool = True) -> str:
     return _clause(sentence, q.start, q.end, aside)
 
 
+# a number that describes the code, not the run: "the 128-step loop", "5 steps per row", "160 floats kept live"
+_CODE_NOUNS = r"(?:steps?|iterations?|elements?|entries|taps?|terms?|stages?|rounds?|floats?|doubles?|halfs?|ints?|values)"
+_SOURCE_SIZE = re.compile(r"^[~≈]?[\d.,]+-" + _CODE_NOUNS + r"\b|^[~≈]?[\d.,]+\s+" + _CODE_NOUNS +
+                          r"\s+per\s+(?:row|column|element|thread|lane|warp|block|tile|item|pixel|token|iteration)\b|"
+                          r"^[~≈]?[\d.,]+\s+(?:floats?|doubles?|halfs?|ints?)\b", re.I)
+
+
+_REPEATED = re.compile(r"\b(?:repeated|unrolled|loops?|looped|iterated)\s+(?:over\s+)?$", re.I)
+
+
+def source_size(sentence: str, q: Quantity) -> bool:
+    """Whether the number is a size of the code (a trip count, an array length) rather than a measurement of the
+    run: nothing in a capture measures it, so it is listed as unverified, never refused."""
+    return source_size_at(sentence, q.start)
+
+
+def source_size_at(text: str, start: int) -> bool:
+    """`source_size` for the number written at text[start:] ("repeated 128 times", "the 160 floats kept live")."""
+    return bool(_SOURCE_SIZE.match(text[start:start + 40]) or _REPEATED.search(text[max(0, start - 30):start]))
+
+
 def hedged(sentence: str, q: Quantity) -> bool:
     """Whether the number's clause presents it as something other than a measurement of this run (a ceiling, a
     prediction, a size from the source)."""
@@ -207,7 +228,8 @@ _RULED_OUT = re.compile(
     r"\b(no|not|never|none|nor|without|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|cannot|can't|no longer|"
     r"gone|removed|eliminated|fixed|resolved|ruled out|killed|got rid of|was the (?:whole |real |main |only )?problem|"
     r"used to|rather than|instead of|unlike|absent|negligible|residual|"
-    r"neither|free of|rules? out|kept out|left out of|excluded|set aside)\b|\w-free\b", re.I)
+    r"neither|free of|rules? out|kept out|left out of|excluded|set aside|"
+    r"fix (?:did its job|worked|helped|landed))\b|\w-free\b", re.I)  # "the `.item()` fix did its job"
 _SENTENCE_END = re.compile(r"\.(?!\d)")
 
 
