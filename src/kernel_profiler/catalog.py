@@ -101,7 +101,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     # ------------------------------------------------------------------ the program (timeline)
     _e("launch_overhead", "host", "launch overhead", "program", _T + "host_finding", "sig_idle_cause",
        r"(launch|dispatch)(es)?([/ ]\w+)? (overhead|cost|latency)|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
-       r"kernel launches|per[- ](call|op|operation|launch) overhead|(tiny|many small|thousands of)\s+(\w+\s+)?calls|"
+       r"kernel launches|per[- ](call|op|operation|launch)( driver| API| launch| host)? (overhead|cost)|"
+       r"wait\w* (on|for) the (CPU|host) to (enqueue|launch|issue|submit)|(tiny|many small|thousands of)\s+(\w+\s+)?calls|"
        r"(host|CPU) (is )?(issuing|enqueu\w+)|enqueue overhead|API[- ]call overhead",
        "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or one hand-written "
        "kernel), batch small tensors together, or capture the sequence in a CUDA graph.",
@@ -120,7 +121,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     _e("host_work", "host", "host work", "program", _T + "host_finding", "sig_idle_cause",
        r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop|objects?|lists?|interpreter)|\bGIL\b|"
        r"on (?:one|a single) CPU (?:thread|core)|host[- ]side (work|computation)|"
-       r"host computation|host's own|own computation|host code|data preparation|preprocessing",
+       r"(?:host|CPU) computation|host's own|own computation|host code|data preparation|preprocessing",
        "Overlap or remove the host work: prepare the next batch ahead of time on another thread or process "
        "(DataLoader workers, a prefetch queue), move the preprocessing to the GPU, or cache its results.",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease"), idle_cause="host_work"),
@@ -154,7 +155,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "it is split: more, smaller copies add a per-call cost; pin the host buffer instead")),
     _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer_volume",
        r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
-       r"transfer[- ]bound|copies dominate",
+       r"transfer[- ]bound|copies (dominate|fill|take up|occupy)",
        "Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap the remaining "
        "copies with compute on a separate stream (double buffering).",
        (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase")),

@@ -102,13 +102,17 @@ def _hits(text: str, raw: str) -> list[tuple[int, int, str]]:
     return sorted(out)
 
 
+_LIMITING_VERB = re.compile(r"(?:wait|stall)\w* (?:on|for)\b", re.I)  # a cause named by its verb ("waits for the CPU
+# to enqueue")
+
+
 def _asserted(text: str, start: int, end: int, copula: bool = True) -> bool:
     """Whether the cause at text[start:end] is asserted as the limiter: an assertion word before it in its clause,
     or a verb of limiting after it in its sentence ("X, which costs ...", "X limits it"), or it is a bound itself."""
     a, _ = _clause_span(text, start, end)
     stop = re.search(r"[.;!?](\s|$)", text[end:])
     before = [m for m in _ASSERT_BEFORE.finditer(text[a:start][-60:]) if copula or m.group(0).lower() not in ("is", "are")]
-    return bool(re.search(r"bound\b", text[start:end + 8]) or before or
+    return bool(re.search(r"bound\b", text[start:end + 8]) or before or _LIMITING_VERB.match(text[start:end]) or
                 _ASSERT_AFTER.search(text[end:end + stop.start() if stop else len(text)]))
 
 
@@ -130,11 +134,34 @@ def _plain(text: str) -> str:
     return _NAMES.sub(lambda m: " " * len(m.group(0)), scrub(shown))
 
 
+# the text sets one-time work aside as not the limiter: it names start-up only to rule it out of the steady state
+_SET_APART = re.compile(r"\b(?:is|are|was|were|it's|that's)(?:\s+not|n't)\s+the\s+(?:steady[- ]state\s+|real\s+|actual\s+)?"
+                        r"(?:limiter|bottleneck|problem|cost that matters)\b|\bkeep\s+(?:those|these|them|it|that)\s+"
+                        r"(?:apart|separate)\b|\bnot\s+(?:part of\s+|in\s+)?the\s+steady[- ]state\b|"
+                        r"\b(?:is|it's)\s+(?:a\s+|an\s+)?(?:single|one-time|one-off)\b", re.I)
+_BACK_REFERENCE = re.compile(r"\W*(?:keep\s+(?:those|these|them|it)\b|(?:that|this|it|they|those|these)\b|"
+                             r"the\s+(?:copy|upload|download|transfer|compil\w+|autotun\w+|warm-?up|one-time)\b)", re.I)
+_STILL_DOMINANT = re.compile(r"\bdominat\w*|\bmost of\b|\bthe bulk\b|\bmajority\b", re.I)  # "a one-time cost that
+# dominates this short run" is the claim
+
+
+def _set_apart(text: str, at: int) -> bool:
+    """Whether the cause named at text[at] is in a sentence that sets it apart as not the limiter, or in the sentence
+    before one ("Before it: ~120 ms of one-time work (two pageable uploads). Keep those apart: they happen once.")."""
+    ends = [0] + [m.end() for m in re.finditer(r"[.!?](?:\s+|$)", text)] + [len(text)]
+    i = next(k for k in range(len(ends) - 1) if ends[k] <= at < ends[k + 1] or k == len(ends) - 2)
+    near = [text[ends[i]:ends[i + 1]]]
+    if i + 2 < len(ends) and _BACK_REFERENCE.match(text[ends[i + 1]:ends[i + 2]]):
+        near.append(text[ends[i + 1]:ends[i + 2]])  # "Keep those apart", "That is paid once", "The copy is a single"
+    return any(_SET_APART.search(x) for x in near) and not any(_STILL_DOMINANT.search(x) for x in near)
+
+
 def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     """The cause `text` asserts (see the module doc); with `mentions` (the bottleneck), a cause it only names counts
     last and "X is Y" asserts Y; without (the mechanism), only a verb of limiting asserts."""
     plain = _plain(text)
     hits = _hits(plain, text or "")
+    hits = [h for h in hits if not _set_apart(plain, h[0])]
     strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions)]
     specific = [h for h in strong if h[2] not in GENERIC_CLAIMS]
     if specific:

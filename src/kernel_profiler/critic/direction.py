@@ -55,7 +55,7 @@ def clause_direction(clause: str) -> Optional[str]:
 
 _UP = "↑⬆▲"
 _UP_DOWN = re.compile(r"[↑⬆▲↓⬇▼]")  # an arrow written beside the metric says which way it moves
-_FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:ward)?\s+"
+_FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:wards?)?\s+"
                       r"(?:~|(?:about|roughly|around|approximately|nearly|almost)\s+~?|>=?\s*|<\s*|"
                       r"(?:well\s+)?(?:under|below|over|above)\s+)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)"
                       r"(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?", re.I)
@@ -79,8 +79,8 @@ def _rises(m: re.Match) -> bool:
     return b > a
 
 
-_FROM_TO_WORD = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
-                           r"most|full|max\w*|saturat\w*|peak|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
+_FROM_TO_WORD = re.compile(r"\bfrom\s+(?:~|about\s+|nearly\s+)?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
+                           r"most|majority|full|max\w*|saturat\w*|peak|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
 _ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u1>[^\s\d→>]*)\s*(?:→|->|=>|⟶)\s*"
@@ -98,12 +98,15 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
             [(m, m.group(1)) for m in _NAMED_METRIC.finditer(plain)]
     named = [m.span() for m, _ in found]
     found += [(m, m.group(1).strip()) for m in _OUTCOME.finditer(plain)
-              if not any(a < m.end() and m.start() < b for a, b in named) and not _QUALIFIER.match(m.group(1))]
+              if not any(a < m.end() and m.start() < b for a, b in named) and not _QUALIFIER.match(m.group(1))
+              and not re.match(r"[~≈]?\d[\d.,]*(?:-\d[\d.,]*)?\s", m.group(1))]  # "~145 -> ~550-700 TFLOP/s": a value's unit, not a name
     starts = sorted(m.start() for m, _ in found)
     moves = []
     for m, name in found:
         nxt = [x for x in starts if x > m.start()] + [x.start() + m.end() for x in [re.search(r"[.;](\s|$)", plain[m.end():])] if x]
-        d = clause_direction(plain[m.end():min(nxt)] if nxt else plain[m.end():])
+        clause = plain[m.end():min(nxt)] if nxt else plain[m.end():]
+        d = clause_direction(re.split(r"\b(?:while|whereas)\b", clause)[0])  # "the step should stay ~1 ms while
+        # tokens per second rise": the rise is another metric's
         if d:
             moves.append((name, d))
     # the launch setting a fix changes ("grid 16 -> 4,096") is the change; the metric after it is what it moves

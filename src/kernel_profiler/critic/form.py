@@ -164,8 +164,11 @@ def _unframe(text: str) -> str:
     return _SIGN_OFF.sub("", _GREETING.sub("", text, count=1), count=1)
 
 
+_CHECKBOX = re.compile(r"^([ \t]*[-*+][ \t]+)\[[ xX]\][ \t]*", re.M)  # "- [x] **Bound:** host": a checklist item
+
+
 def _parse_markdown(text: str) -> Answer:
-    text = _unframe(text)
+    text = _CHECKBOX.sub(r"\1", _unframe(text))
     found = [(m.start(), m.end(), _key(m.group(1))) for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
     taken = {a for a, _, _ in found}
     heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
@@ -318,12 +321,21 @@ def _paragraphs(text: str) -> list[str]:
     return out
 
 
+_FOOTNOTE = re.compile(r"\s*\[\d{1,2}\]\s")
+
+
 def _unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[str, str]:
     """The parts written without a heading, read in the answer's order (Bottleneck, Evidence, Mechanism, Fix):
     before the first heading, the missing parts that precede it (the first paragraph is the bottleneck, the last
     missing part takes the rest); with no heading at all, at least four paragraphs: bottleneck, evidence, the
     mechanism (all middle paragraphs) and the fix (the last)."""
     paras = _paragraphs(text)
+    notes = []  # "[1] ncu_raw.csv: ...": footnotes after the answer are its sources (evidence), never its fix
+    while first is None and len(paras) > 1 and all(_FOOTNOTE.match(x) for x in paras[-1].splitlines() if x.strip()):
+        notes.insert(0, paras.pop())
+    if notes:
+        out = _unlabelled("\n\n".join(paras), first, found)
+        return {**out, "evidence": "\n".join([out["evidence"]] + notes)} if out.get("evidence") else out
     if len(paras) >= (3 if first is None else 2) and len(re.findall(r"[A-Za-z]{3,}", paras[0])) < 15 and \
             not re.search(r"\d", scrub(paras[0])) and not _VERDICT.search(paras[0]) and _VERDICT.search(paras[1]):
         paras = paras[1:]  # "Looked at the capture for this one.": a context line, not the verdict
