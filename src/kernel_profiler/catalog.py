@@ -155,7 +155,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "it is split: more, smaller copies add a per-call cost; pin the host buffer instead")),
     _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer_volume",
        r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
-       r"transfer[- ]bound|copies (dominate|fill|take up|occupy)",
+       r"transfer[- ]bound|copies (dominate|fill|take up|occupy)|dominated by (the )?(moving|copying|transferring|"
+       r"downloading|uploading|cop(y|ies)|transfers?|downloads?|uploads?)\b",
        "Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap the remaining "
        "copies with compute on a separate stream (double buffering).",
        (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase")),
@@ -274,7 +275,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"off|instead of|bypass\w*|skip\w*|miss\w*|away from|rather than|unused|idle)\b[^.;]{0,25}?tensor[- ]cores?|"
        r"tensor[- ](?:cores?|pipes?) (?:are |sit |stay |remain |is |were |was )?(?:idle|unused|off|never|not used|"
        r"dark|empty|at 0)|tensor[- ](?:cores?|pipes?)\b[^.;]{0,90}?\b(?:are|is|sit|sits|stay|remain|do|does)\s+"
-       r"(?:idle|unused|off|dark|nothing|not used)|"
+       r"(?:doing\s+)?(?:literally\s+|basically\s+|essentially\s+)?(?:idle|unused|off|dark|nothing|not used)|"
        r"(?:entirely|only|all) on the\s+(?:FP32\s+)?(?:FMA|FFMA) pipe|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
        "Run the product on the tensor cores: in PyTorch set torch.backends.cuda.matmul.allow_tf32 = True (or "
        "torch.set_float32_matmul_precision('high')) or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with "

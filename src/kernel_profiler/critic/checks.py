@@ -225,6 +225,12 @@ def timeline_verdict(f: Facts) -> Optional[str]:
     return "kernel"
 
 
+def _on_device(s) -> bool:
+    """Whether most bytes the window's copies move stay on the device (DtoD): a copy that reads and writes DRAM."""
+    kinds = getattr(s, "copy_bytes", None) or {}
+    return sum(v for k, v in kinds.items() if k.endswith("DtoD")) > 0.5 * max(sum(kinds.values()), 1.0)
+
+
 def check_bound(c: Context) -> list[str]:
     b, v, s = answer_bound(c), timeline_verdict(c.facts), c.facts.timeline
     if b is None or b in ("inconclusive", "comms"):
@@ -237,6 +243,8 @@ def check_bound(c: Context) -> list[str]:
     if c.claimed == "startup_dominated" and v in ("host", "transfer") and s.window_ns:
         return [f"The answer blames start-up, but the timeline's steady state is {v}-bound ({busy}): the "
                 f"{s.startup_ns / 1e9:.2f} s of start-up is paid once, the steady window is what a longer run repeats."]
+    if v == "transfer" and b in ("memory", "near_peak") and _on_device(s):
+        return []  # device-to-device copies fill the window: DRAM work, bound by the memory the answer names
     if v in ("host", "transfer", "startup") and (b in KERNEL_BOUNDS or b == "kernel"):
         return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%}): no kernel change can fix idle time; answer on the timeline."]

@@ -69,6 +69,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"tensor|sass\.(" + "|".join(TENSOR_OPS) + ")", "tensor"),
     (r"pipe_fma|sass\.FFMA", "fma"),
     (r"^l1tex__lsu_writeback_active\.", "l1"),  # ncu's "LSU" pipe utilization
+    (r"inst_executed_pipe_lsu\b", "l1"),  # the LSU pipe's share of issued instructions ("LSU pipe 74.4%")
     (r"inst_executed\.sum$|^sass\.|sass_?_?inst_executed_(?:op_)?\w+\.sum$|sass__inst_executed_", "inst"),
     (r"stalled", "stall"), (r"long_scoreboard", "scoreboard"), (r"mio_throttle", "mio"), (r"barrier", "barrier"),
     (r"atom|_red\.|sass\.(RED|ATOM)", "atomic"),

@@ -38,8 +38,8 @@ def number_use(sentence: str, q: Quantity) -> Use:
     of a predicted move is none of these (a prediction, checked by no measurement)."""
     whole = (sentence or "")[:q.start]
     before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
-    if _TARGET.search(whole[-80:]):
-        return Use(predicted=True)
+    if _TARGET.search(whole[-80:]) or (q.unit or "").lower() in ("x", "×") and _FACTOR_MOVE.search(before):
+        return Use(predicted=True)  # ("to drop ~8x", "should fall 3x": the factor of a predicted move)
     bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
     across = bound == "lower" and q.family == "count" and bool(re.search(r"\bover\s*(?:~|about\s+)?$", before, re.I))
     # "256 iterations per element over 16M elements": across them, or more than them; a bound that fails is unverified
@@ -54,6 +54,9 @@ def number_use(sentence: str, q: Quantity) -> Use:
 _TARGET = re.compile(r"(?:\bfrom\s+[~≈]?[\d.,]+[kKMG]?\s*[^\s\d]*\s+(?:\w+\s+)?to|\d[^\s\d]*\s*(?:→|->|=>|⟶))\s*"
                      r"(?:(?:~|≈|about|roughly|around|approximately|under|below|over|above|at most|at least|well|only|just|"
                      r"the|a|low|high|single|double)\s*)*(?:[\d.,]+\s*[-–]\s*)?$", re.I)
+_FACTOR_MOVE = re.compile(r"\b(?:drop|fall|shrink|rise|grow|improve|speed\w* up|go (?:down|up)|decrease|increase|"
+                          r"be cut|cut|halve|multiply|climb)\w*\s+(?:by\s+)?(?:~|≈|about\s+|roughly\s+|around\s+)?$",
+                          re.I)
 _MODAL = re.compile(r"\b(?:could|would|might|should)\b", re.I)
 
 
