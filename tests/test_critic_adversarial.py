@@ -45,7 +45,8 @@ DATA = Path(__file__).parent / "data"
 # Seventh and eighth sessions (2026-12-01, 20:20-00:30 UTC): four more sets by helpers that never read or ran the
 # critic, 45 answers each. blind30+31 were scored once blind at c3c7968 (0/25, 12/20; 1/24, 13/21) and were development
 # sets from 22:03 UTC; blind32+33 were scored once blind at 80a5f5f (3/25, 9/20; 0/25, 13/20), their bounds that
-# score. All bounds are the counts at 80a5f5f (the older ones tightened to them).
+# score (blind33's then lowered to 11 false rejects by the next critic commit, after its reasons were read). All other
+# bounds are the counts at 80a5f5f (the older ones tightened to them).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 5),
            "adversarial_blind22": (1, 6), "adversarial_blind23": (4, 2),
@@ -53,7 +54,7 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind26": (0, 10), "adversarial_blind27": (2, 10),
            "adversarial_blind28": (0, 5), "adversarial_blind29": (1, 3),
            "adversarial_blind30": (0, 5), "adversarial_blind31": (1, 6),
-           "adversarial_blind32": (3, 9), "adversarial_blind33": (0, 13)}
+           "adversarial_blind32": (3, 9), "adversarial_blind33": (0, 11)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))

@@ -271,7 +271,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"inst_executed|instructions", "decrease"), ncu_rules=("ThreadDivergence",)),
     _e("no_tensor_cores", "compute", "matrix math off the tensor cores", "kernel", _CMP + "detect_no_tensor_cores",
        "sig_no_tensor_cores",
-       r"(?:\bno|without|not (?:on|using|use|run on|running on|touch\w*)|never (?:use|uses|run on|runs on|touch\w*)|"
+       r"(?:\bno|without|not (?:(?:allowed|permitted|able) to )?(?:on|using|use|run on|running on|touch\w*)|never (?:use|uses|run on|runs on|touch\w*)|"
        r"off|instead of|bypass\w*|skip\w*|miss\w*|away from|rather than|unused|idle)\b[^.;]{0,25}?tensor[- ]cores?|"
        r"tensor[- ](?:cores?|pipes?) (?:are |sit |stay |remain |is |were |was )?(?:idle|unused|off|never|not used|"
        r"dark|empty|at 0)|tensor[- ](?:cores?|pipes?)\b[^.;]{0,90}?\b(?:are|is|sit|sits|stay|remain|do|does)\s+"

@@ -131,6 +131,7 @@ def _plain(text: str) -> str:
     """The text as the claim reader sees it: code, metric names and identifiers blanked (same positions), except
     code spans that name a cause."""
     shown = _CAUSE_CODE.sub(lambda m: " " + m.group(1).replace(")", " ") + " ", text or "")  # no ")" to end a clause
+    shown = re.sub(r"(?<!\n)\n(?!\n)", " ", shown)  # a hard-wrapped line ("it was not\nallowed to use"): one line
     return _NAMES.sub(lambda m: " " * len(m.group(0)), scrub(shown))
 
 

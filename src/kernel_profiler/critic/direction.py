@@ -23,7 +23,7 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
 _DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
 _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?%)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
-                           r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b)\w+)?|"
+                           r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)\w+)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
                            r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
@@ -80,14 +80,14 @@ def _rises(m: re.Match) -> bool:
 
 
 _FROM_TO_WORD = re.compile(r"\bfrom\s+(?:~|about\s+|nearly\s+)?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
-                           r"most|majority|full|max\w*|saturat\w*|peak|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
+                           r"most|majority|full|max\w*|saturat\w*|peak|busy|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
 _ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u1>[^\s\d→>]*)\s*(?:→|->|=>|⟶)\s*"
                     r"(?:~|about\s+|>=?\s*)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
 
 
-_QUALIFIER = re.compile(r"(?:during|per|each|every|in|within|over|across)\b", re.I)  # "during a step": when, not what
+_QUALIFIER = re.compile(r"(?:during|per|each|every|in|within|over|across|to|from)\b", re.I)  # "during a step": when, not what
 
 
 def _stated_move(plain: str) -> Optional[tuple[str, str]]:
@@ -113,6 +113,8 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
     return next((mv for mv in moves if not SETTING.search(mv[0])), moves[0] if moves else None)
 
 
+_FASTER = re.compile(r"\b(faster|quicker|shorter|slower|longer)\s+(kernel|step|loop|iteration|program|run|copy|"
+                     r"transfer|matmul|GEMM|epoch)s?\b", re.I)
 _EXPECT = re.compile(r"\bexpect\w*|\bpredict\w*|\bto watch\b", re.I)
 
 
@@ -126,6 +128,10 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     if stated:
         return _named(stated[0]), stated[1]
     m = METRIC_TOKEN.search(plain) or _NAMED_METRIC.search(plain) or _OUTCOME.search(plain)
+    paced = _FASTER.search(plain) if m is None else None
+    if paced:  # "Expected outcome: about 10x faster kernel": the kernel's time falls
+        slower = paced.group(1).lower() in ("slower", "longer")
+        return f"{paced.group(2).lower()} time", "increase" if slower else "decrease"
     metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1).strip() if m else None)
     direction = None
     sents = sentences(plain)

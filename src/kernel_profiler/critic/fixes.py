@@ -103,7 +103,8 @@ def _at_zero(c: "Context", metric: str) -> Optional[str]:
 def _real(c: "Context", metric: str) -> bool:
     """A metric the captures hold, a profiler metric name, or a plain outcome (its kind is known)."""
     token = METRIC_TOKEN.search(metric.replace("`", " ")) or _ENGINE_NAME.match(metric)
-    return bool(token or metric in c.facts.by_metric or metric_direction(metric) or _PIPE.search(metric))
+    return bool(token or metric in c.facts.by_metric or metric_direction(metric) or _PIPE.search(metric) or
+                re.search(r"\btensor[- ](?:pipe|cores?)\b", metric, re.I))  # ncu's tensor pipe utilization
 
 
 _LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as)", re.I)

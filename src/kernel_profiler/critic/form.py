@@ -167,11 +167,16 @@ def _unframe(text: str) -> str:
 _CHECKBOX = re.compile(r"^([ \t]*[-*+][ \t]+)\[[ xX]\][ \t]*", re.M)  # "- [x] **Bound:** host": a checklist item
 
 
+_FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.M | re.S)
+
+
 def _parse_markdown(text: str) -> Answer:
     text = _CHECKBOX.sub(r"\1", _unframe(text))
     found = [(m.start(), m.end(), _key(m.group(1))) for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
     taken = {a for a, _, _ in found}
     heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
+    fences = [m.span() for m in _FENCE.finditer(text)]  # "# or: a.bfloat16() @ b" in a code block is no heading
+    heads = [h for h in heads if not any(a < h[0] < b for a, b in fences)]
     heads = [h for i, h in enumerate(heads) if not (h[2] == "other" and i and heads[i - 1][2] != "other" and
                                                      not text[heads[i - 1][1]:h[0]].strip())]
     # "## What's limiting X" then "**Register spilling.** ...": the label opens the part's text
