@@ -29,8 +29,8 @@ from .number_check import check_numbers
 from .claim import blamed_rank, claimed_mechanism
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
+from .bound_words import answer_bound, on_device, timeline_verdict
 from .chain import causal_chain
-from .unverified import ruled_out
 from .visible import addressed_to_reviewer
 from .match import (answer_scope, close, kernel_mentions)
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
@@ -176,61 +176,6 @@ def _wrong_rank(c: Context, mid: str) -> list[str]:
             f"({st[2] / 1e6:.2f} ms after the first): rank {named}'s long collective is time spent waiting for it."]
 
 
-_BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle|"
-                          r"\b(?:reason|problem|culprit|limiter|bottleneck) is (?:the )?(?:host|CPU)\b|"
-                          r"\b(?:host|CPU) (?:is|was) the (?:bottleneck|limiter|limit|problem)\b|"
-                          r"\b(?:host|CPU)[- ]limited\b|\b(?:limited|bound) by the (?:host|CPU)\b|"
-                          r"\b(?:host|CPU) can(?:no|')t keep up\b|\bkeep(?:ing)? the GPU fed\b"),
-                ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate"),
-                ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound|^\W*(?:DRAM|HBM|memory) "
-                           r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth"),
-                ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound"),
-                ("latency", r"latency[- ]bound"),
-                ("kernel", r"(?<!not )(?<!not a )kernel[- ]bound|(?<!not )GPU[- ]bound|"
-                           r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]
-
-
-_FAR_FROM = re.compile(r"\b(?:far from|nowhere near|never|rather than|instead of|no longer)\s+(?:\w+\s+)?$", re.I)
-
-
-def answer_bound(c: Context) -> Optional[str]:
-    a = c.answer
-    if a.bound:
-        return a.bound
-    for b, pat in _BOUND_WORDS:
-        if re.search(pat, a.bottleneck or "", re.I):
-            return b
-    if c.claimed in CATALOG:
-        return CATALOG[c.claimed].bounds[0]
-    for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
-        for m in re.finditer(pat, a.explanation or "", re.I):
-            if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
-                    not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]):
-                return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
-    return None
-
-
-def timeline_verdict(f: Facts) -> Optional[str]:
-    """The engine's steady-state verdict on the timeline: host, transfer, startup, kernel (None without one)."""
-    d, s = f.diagnosis, f.timeline
-    v = getattr(s, "verdict", None) if s is not None else None
-    if v:
-        return v
-    if s is None or d is None or not s.window_ns:
-        return None
-    if d.primary.mechanism == "startup_dominated":
-        return "startup"
-    if d.bound in ("host", "transfer") and d.primary.mechanism in catalog.HOST_MECHANISMS:
-        return d.bound
-    return "kernel"
-
-
-def _on_device(s) -> bool:
-    """Whether most bytes the window's copies move stay on the device (DtoD): a copy that reads and writes DRAM."""
-    kinds = getattr(s, "copy_bytes", None) or {}
-    return sum(v for k, v in kinds.items() if k.endswith("DtoD")) > 0.5 * max(sum(kinds.values()), 1.0)
-
-
 def check_bound(c: Context) -> list[str]:
     b, v, s = answer_bound(c), timeline_verdict(c.facts), c.facts.timeline
     if b is None or b in ("inconclusive", "comms"):
@@ -243,7 +188,7 @@ def check_bound(c: Context) -> list[str]:
     if c.claimed == "startup_dominated" and v in ("host", "transfer") and s.window_ns:
         return [f"The answer blames start-up, but the timeline's steady state is {v}-bound ({busy}): the "
                 f"{s.startup_ns / 1e9:.2f} s of start-up is paid once, the steady window is what a longer run repeats."]
-    if v == "transfer" and b in ("memory", "near_peak") and _on_device(s):
+    if v == "transfer" and b in ("memory", "near_peak") and on_device(s):
         return []  # device-to-device copies fill the window: DRAM work, bound by the memory the answer names
     if v in ("host", "transfer", "startup") and (b in KERNEL_BOUNDS or b == "kernel"):
         return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "

@@ -269,7 +269,7 @@ def _block_over_register_file(c: "Context", key: Optional[str]) -> Optional[str]
 _WIDEN = re.compile(r"\.double\(\)|\b(?:in|to|into|as|use|using|switch\w* to|cast\w* to|convert\w* to|promot\w* to|"
                     r"upcast\w* to)\s+(?:`)?(?:torch\.)?(?:float64|fp64|double)\b", re.I)
 _AWAY = re.compile(r"\b(?:from|avoid\w*|drop\w*|remov\w*|stop\w*|eliminat\w*|away|undo\w*|revert\w*)\b[^.;]*$", re.I)
-_MEMORY_CAUSES = frozenset({"excess_dram_traffic", "uncoalesced_global", "near_peak", "local_memory_spill"})
+_MEMORY_CAUSES = frozenset(i for i, e in CATALOG.items() if e.bounds in (("memory",), ("near_peak",)))
 
 
 def _wider_dtype(c: "Context", causes: dict) -> Optional[str]:

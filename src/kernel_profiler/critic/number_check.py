@@ -11,10 +11,11 @@ from .. import metrics
 from .answer import NumberAudit
 from .arithmetic import Stated, chains, implicit, implicit_miss
 from .concepts import API_NAME, GENERIC, LEVELS, metric_concepts, unit_concepts
+from .clause import UNIT_SHARE, clause_words
 from .context import Context
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
-from .match import (STATISTICS, UNIT_SHARE, Operand, candidates, clause_words, close, derived_values, is_ceiling,
+from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling,
                     kernel_mentions, match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss

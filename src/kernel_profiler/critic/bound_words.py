@@ -1,0 +1,66 @@
+"""The bound an answer states (in its own words, else the bound of the cause it claims) and the bound the timeline's
+steady state shows, for the bound check (checks.check_bound)."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .. import catalog
+from ..catalog import CATALOG
+from .context import Context
+from .facts import Facts
+from .unverified import ruled_out
+
+_BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle|"
+                          r"\b(?:reason|problem|culprit|limiter|bottleneck) is (?:the )?(?:host|CPU)\b|"
+                          r"\b(?:host|CPU) (?:is|was) the (?:bottleneck|limiter|limit|problem)\b|"
+                          r"\b(?:host|CPU)[- ]limited\b|\b(?:limited|bound) by the (?:host|CPU)\b|"
+                          r"\b(?:host|CPU) can(?:no|')t keep up\b|\bkeep(?:ing)? the GPU fed\b"),
+                ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate"),
+                ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound|^\W*(?:DRAM|HBM|memory) "
+                           r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth"),
+                ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound"),
+                ("latency", r"latency[- ]bound"),
+                ("kernel", r"(?<!not )(?<!not a )kernel[- ]bound|(?<!not )GPU[- ]bound|"
+                           r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]
+
+
+_FAR_FROM = re.compile(r"\b(?:far from|nowhere near|never|rather than|instead of|no longer)\s+(?:\w+\s+)?$", re.I)
+
+
+def answer_bound(c: Context) -> Optional[str]:
+    a = c.answer
+    if a.bound:
+        return a.bound
+    for b, pat in _BOUND_WORDS:
+        if re.search(pat, a.bottleneck or "", re.I):
+            return b
+    if c.claimed in CATALOG:
+        return CATALOG[c.claimed].bounds[0]
+    for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
+        for m in re.finditer(pat, a.explanation or "", re.I):
+            if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
+                    not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]):
+                return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
+    return None
+
+
+def timeline_verdict(f: Facts) -> Optional[str]:
+    """The engine's steady-state verdict on the timeline: host, transfer, startup, kernel (None without one)."""
+    d, s = f.diagnosis, f.timeline
+    v = getattr(s, "verdict", None) if s is not None else None
+    if v:
+        return v
+    if s is None or d is None or not s.window_ns:
+        return None
+    if d.primary.mechanism == "startup_dominated":
+        return "startup"
+    if d.bound in ("host", "transfer") and d.primary.mechanism in catalog.HOST_MECHANISMS:
+        return d.bound
+    return "kernel"
+
+
+def on_device(s) -> bool:
+    """Whether most bytes the window's copies move stay on the device (DtoD): a copy that reads and writes DRAM."""
+    kinds = getattr(s, "copy_bytes", None) or {}
+    return sum(v for k, v in kinds.items() if k.endswith("DtoD")) > 0.5 * max(sum(kinds.values()), 1.0)
