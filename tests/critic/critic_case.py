@@ -38,3 +38,22 @@ def case(captures):
             cache[name] = Case(captures.case_dir(name))
         return cache[name]
     return get
+
+
+def engine_value(c, metric: str) -> float:
+    """The value of the engine's first evidence item whose metric starts with `metric` (read from the capture)."""
+    return next(e.value for e in c.dg.evidence if e.metric.startswith(metric))
+
+
+def divergence_answer(c, fix: str):
+    """The critic's verdict on a warp-divergence answer about cu_divergence's `branchy`, its numbers read from the
+    capture, whose fix ends with `fix`."""
+    lanes, sm = engine_value(c, "smsp__thread_inst_executed_per_inst_executed"), engine_value(c, "sm__throughput")
+    return c.critique(answer(
+        "`branchy` is compute-bound by warp divergence.",
+        [f"{lanes:.1f} active threads per instruction (ncu smsp__thread_inst_executed_per_inst_executed.ratio)",
+         f"SM throughput {sm:.1f}% of peak (ncu sm__throughput.avg.pct_of_peak_sustained_elapsed)"],
+        "Lanes of each warp take different sides of the data-dependent branch, so each warp runs both paths with most "
+        "lanes masked off; the SM issues many instructions for little useful work and the kernel runs "
+        f"{c.dg.roofline.gap:.1f}x its roofline floor.",
+        f"Make the branch uniform per warp by sorting the elements by branch; {fix}"))

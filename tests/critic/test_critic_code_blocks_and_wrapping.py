@@ -35,7 +35,7 @@ timeline facts); the targets and factors a fix predicts are predictions, not mea
 from __future__ import annotations
 
 import pytest
-from critic_case import answer, case  # noqa: F401 (the fixture)
+from critic_case import answer, case, divergence_answer, engine_value  # noqa: F401 (the fixture)
 
 from kernel_profiler.critic import facts_for, parse_answer
 from kernel_profiler.critic.claim import asserted_cause
@@ -46,17 +46,13 @@ def _fact(c, metric: str) -> float:
     return next(x.value for x in facts_for(c.arts, c.dg).items if x.metric == metric)
 
 
-def _ev(c, metric: str) -> float:
-    return next(e.value for e in c.dg.evidence if e.metric.startswith(metric))
-
-
 _TENSOR = "sm__pipe_tensor_cycles_active.sum.pct_of_peak_sustained_elapsed"
 _BF16 = "Run the GEMM in bf16 through cuBLAS; "
 
 
 def _sgemm(c, fix: str = _BF16 + "tensor-pipe utilization should increase several-fold.",
            head: str = "`sgemm_tiled` is compute-bound on the FP32 FMA pipe: the tensor cores sit idle."):
-    tensor, flops = _ev(c, "sm__pipe_tensor_cycles_active"), _ev(c, "derived.fp32_flops_per_second")
+    tensor, flops = engine_value(c, "sm__pipe_tensor_cycles_active"), engine_value(c, "derived.fp32_flops_per_second")
     return c.critique(answer(
         head, [f"tensor pipe active {tensor:.2f}% of cycles (ncu {_TENSOR})"],
         f"Every multiply-add issues as an FFMA on the FMA pipe at {flops / 1e12:.1f} TFLOP/s while the tensor pipe is "
@@ -144,7 +140,7 @@ def test_not_allowed_to_use_the_tensor_cores_names_them(case, able):
 # ----------------------------------------------------------------------------- 5. 'from ~0 % to busy'
 def test_from_zero_to_busy_is_a_rise(case):
     c = case("cu_sgemm_fp32")
-    tensor = _ev(c, "sm__pipe_tensor_cycles_active")
+    tensor = engine_value(c, "sm__pipe_tensor_cycles_active")
     fma = c.metrics("sgemm_tiled")["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"]
     rise = f"{_BF16}expected: tensor-pipe utilization from ~{tensor:.0f} % to busy."
     assert fix_metric_direction(rise) == ("tensor-pipe utilization", "increase")
@@ -170,25 +166,15 @@ def test_tensor_pipe_does_not_take_metric_or_should(fix, metric):
 
 
 # ----------------------------------------------------------------------------- 6. the tensor pipe is measured
-def _divergence(c, fix: str):
-    lanes, sm = _ev(c, "smsp__thread_inst_executed_per_inst_executed"), _ev(c, "sm__throughput")
-    return c.critique(answer(
-        "`branchy` is compute-bound by warp divergence.",
-        [f"{lanes:.1f} active threads per instruction (ncu smsp__thread_inst_executed_per_inst_executed.ratio)",
-         f"SM throughput {sm:.1f}% of peak (ncu sm__throughput.avg.pct_of_peak_sustained_elapsed)"],
-        "Lanes of each warp take different sides of the data-dependent branch, so each warp runs both paths with most "
-        "lanes masked off; the SM issues many instructions for little useful work and the kernel runs "
-        f"{c.dg.roofline.gap:.1f}x its roofline floor.",
-        f"Make the branch uniform per warp by sorting the elements by branch; {fix}"))
 
 
 @pytest.mark.parametrize("unit", ["the tensor pipe", "tensor-pipe"])
 def test_the_tensor_pipe_is_a_measured_metric(case, unit):
     # warp divergence's own fix metrics do not name the tensor pipe: the metric reaches the 'measured' check
     c = case("cu_divergence")
-    measured = _divergence(c, f"{unit} should go from ~0 % to busy.")
+    measured = divergence_answer(c, f"{unit} should go from ~0 % to busy.")
     assert measured.mechanism == "warp_divergence", measured.reasons
     assert measured.checks["fix"] and measured.verdict == "accept", measured.reasons
-    other = _divergence(c, "the tensor delay should go from ~0 % to busy.")
+    other = divergence_answer(c, "the tensor delay should go from ~0 % to busy.")
     assert not other.checks["fix"] and any("'the tensor delay' is nothing the captures measure" in r
                                            for r in other.reasons), other.reasons

@@ -41,7 +41,7 @@ measurements.
 from __future__ import annotations
 
 import pytest
-from critic_case import answer, case  # noqa: F401 (the fixture)
+from critic_case import answer, case, engine_value  # noqa: F401 (the fixture)
 
 from kernel_profiler.critic import facts_for, parse_answer
 from kernel_profiler.critic.direction import fix_metric_direction
@@ -50,10 +50,6 @@ from kernel_profiler.critic.direction import fix_metric_direction
 def _fact(c, metric: str, kernel: str | None = None) -> float:
     return next(x.value for x in facts_for(c.arts, c.dg).items if x.metric == metric and
                 (kernel is None or (x.kernel and kernel in x.kernel)))
-
-
-def _ev(c, metric: str) -> float:
-    return next(e.value for e in c.dg.evidence if e.metric.startswith(metric))
 
 
 _DISPATCH = ("Each op runs for about a microsecond on the GPU but takes several on the host to dispatch, so the GPU "
@@ -92,7 +88,7 @@ def test_one_time_work_set_apart_is_not_the_claim(case, apart):
 def test_a_single_end_of_run_download_is_not_the_claim(case):
     c = case("hot_cu_strided_then_download")
     download = c.dg.timeline.onetime_by_class["download"] / 1e6
-    sectors = _ev(c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum/")
+    sectors = engine_value(c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum/")
 
     def critique(tail: str):
         return c.critique(answer(
@@ -156,7 +152,7 @@ def test_towards_gives_the_fix_direction(case):
 
 
 def _tensor(c, fix: str):
-    tensor, flops = _ev(c, "sm__pipe_tensor_cycles_active"), _ev(c, "derived.fp32_flops_per_second")
+    tensor, flops = engine_value(c, "sm__pipe_tensor_cycles_active"), engine_value(c, "derived.fp32_flops_per_second")
     return c.critique(answer(
         "The SGEMM is compute-bound on the FP32 FMA pipe: the tensor cores sit idle.",
         [(f"tensor pipe active {tensor:.2f}% of cycles "
@@ -172,7 +168,7 @@ _BF16 = "Run the GEMM in bf16 through cuBLAS; expected: "
 @pytest.mark.parametrize("start", ["~", "about "])
 def test_to_a_majority_gives_the_fix_direction(case, start):
     c = case("cu_sgemm_fp32")
-    tensor = _ev(c, "sm__pipe_tensor_cycles_active")
+    tensor = engine_value(c, "sm__pipe_tensor_cycles_active")
     most = _tensor(c, f"{_BF16}tensor-pipe utilization from {start}{tensor:.0f} % to a majority of cycles.")
     assert most.checks["fix"] and most.verdict == "accept", most.reasons
     few = _tensor(c, f"{_BF16}tensor-pipe utilization from {start}{tensor:.0f} % to a small share of cycles.")
@@ -181,7 +177,7 @@ def test_to_a_majority_gives_the_fix_direction(case, start):
 
 def test_a_values_unit_is_not_a_metric_name(case):
     c = case("cu_sgemm_fp32")
-    tflops = _ev(c, "derived.fp32_flops_per_second") / 1e12
+    tflops = engine_value(c, "derived.fp32_flops_per_second") / 1e12
     up = f"{_BF16}achieved throughput ~{tflops:.0f} -> ~550-700 TFLOP/s."
     assert fix_metric_direction(up) == ("achieved throughput", "increase")
     rises = _tensor(c, up)

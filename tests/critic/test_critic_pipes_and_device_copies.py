@@ -37,7 +37,7 @@ timeline facts); the targets and factors a fix or a mechanism predicts are predi
 from __future__ import annotations
 
 import pytest
-from critic_case import answer, case  # noqa: F401 (the fixture)
+from critic_case import answer, case, divergence_answer, engine_value  # noqa: F401 (the fixture)
 
 from kernel_profiler.critic import facts_for
 from kernel_profiler.critic.direction import fix_metric_direction
@@ -50,17 +50,13 @@ def _fact(c, metric: str, kernel: str | None = None) -> float:
                 (kernel is None or (x.kernel and kernel in x.kernel)))
 
 
-def _ev(c, metric: str) -> float:
-    return next(e.value for e in c.dg.evidence if e.metric.startswith(metric))
-
-
 _TENSOR = "sm__pipe_tensor_cycles_active.sum.pct_of_peak_sustained_elapsed"
 _BF16 = "Run the GEMM in bf16 through cuBLAS; "
 
 
 def _sgemm(c, fix: str = _BF16 + "tensor-pipe utilization should increase several-fold.",
            evidence: tuple[str, ...] = (), tail: str = ""):
-    tensor, flops = _ev(c, "sm__pipe_tensor_cycles_active"), _ev(c, "derived.fp32_flops_per_second")
+    tensor, flops = engine_value(c, "sm__pipe_tensor_cycles_active"), engine_value(c, "derived.fp32_flops_per_second")
     return c.critique(answer(
         "`sgemm_tiled` is compute-bound on the FP32 FMA pipe: the tensor cores sit idle.",
         [f"tensor pipe active {tensor:.2f}% of cycles (ncu {_TENSOR})", *evidence],
@@ -103,7 +99,7 @@ def test_tensor_cores_doing_nothing_names_the_missing_tensor_cores(case, idle):
 # ----------------------------------------------------------------------------- 3. 'from N to the range'
 def test_from_n_to_the_range_gives_the_fix_direction(case):
     c = case("cu_sgemm_fp32")
-    tensor = _ev(c, "sm__pipe_tensor_cycles_active")
+    tensor = engine_value(c, "sm__pipe_tensor_cycles_active")
     fma = c.metrics("sgemm_tiled")["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"]
     bf16 = _BF16 + "expected: "
     rise = f"{bf16}tensor-pipe utilization from ~{tensor:.0f}% to the 80-90% range."
@@ -120,16 +116,6 @@ def test_from_n_to_the_range_gives_the_fix_direction(case):
 
 
 # ----------------------------------------------------------------------------- 4. a compute-bound kernel's DRAM
-def _divergence(c, fix: str):
-    lanes, sm = _ev(c, "smsp__thread_inst_executed_per_inst_executed"), _ev(c, "sm__throughput")
-    return c.critique(answer(
-        "`branchy` is compute-bound by warp divergence.",
-        [f"{lanes:.1f} active threads per instruction (ncu smsp__thread_inst_executed_per_inst_executed.ratio)",
-         f"SM throughput {sm:.1f}% of peak (ncu sm__throughput.avg.pct_of_peak_sustained_elapsed)"],
-        "Lanes of each warp take different sides of the data-dependent branch, so each warp runs both paths with most "
-        "lanes masked off; the SM issues many instructions for little useful work and the kernel runs "
-        f"{c.dg.roofline.gap:.1f}x its roofline floor.",
-        f"Make the branch uniform per warp by sorting the elements by branch; {fix}"))
 
 
 _MEMORY_METRIC = "measures memory, but the answer says warp divergence (compute-bound) is the limit"
@@ -137,12 +123,12 @@ _MEMORY_METRIC = "measures memory, but the answer says warp divergence (compute-
 
 def test_a_compute_bound_answer_may_predict_its_dram_throughput_to_rise(case):
     c = case("cu_divergence")
-    rises = _divergence(c, "DRAM throughput should increase as the kernel time falls.")
+    rises = divergence_answer(c, "DRAM throughput should increase as the kernel time falls.")
     assert rises.mechanism == "warp_divergence" and rises.verdict == "accept", rises.reasons
     for fix in ("L2 throughput should decrease.", "dram__bytes_read.sum should decrease."):
-        falls = _divergence(c, fix)
+        falls = divergence_answer(c, fix)
         assert not falls.checks["fix"] and any(_MEMORY_METRIC in r for r in falls.reasons), (fix, falls.reasons)
-    wrong = _divergence(c, "DRAM throughput should decrease.")
+    wrong = divergence_answer(c, "DRAM throughput should decrease.")
     assert not wrong.checks["fix"] and any("'DRAM throughput' will decrease" in r for r in wrong.reasons), \
         wrong.reasons
     # the relief is one-way: a memory-bound answer still may not predict a compute metric
@@ -215,7 +201,7 @@ def test_dominated_by_moving_names_the_copy_volume(case, verb):
 
 # ----------------------------------------------------------------------------- 7. device-to-device copies
 def _copies(c, bound: str):
-    frac, bw = _ev(c, "timeline.copy_fraction"), _ev(c, "timeline.host_copy_bandwidth")
+    frac, bw = engine_value(c, "timeline.copy_fraction"), engine_value(c, "timeline.host_copy_bandwidth")
     return c.critique(answer(
         f"The loop is {bound}: copies fill the steady window.",
         [f"copies occupy {100 * frac:.1f}% of the window (nsys)", f"copies run at {bw / 1e9:.1f} GB/s (nsys)"],

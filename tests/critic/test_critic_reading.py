@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from critic_case import answer, case  # noqa: F401 (the fixture)
+from critic_case import answer, case, engine_value  # noqa: F401 (the fixture)
 
 from kernel_profiler.critic import facts_for, parse_answer
 from kernel_profiler.critic.direction import fix_metric_direction
@@ -43,14 +43,10 @@ def _fact(c, metric: str, kernel: str | None = None) -> float:
                 (kernel is None or (x.kernel and kernel in x.kernel)))
 
 
-def _ev(c, metric: str) -> float:
-    return next(e.value for e in c.dg.evidence if e.metric == metric)
-
-
 # ----------------------------------------------------------------------------- 1. a generic bound, refined
 def test_a_generic_bound_is_refined_by_the_cause_the_mechanism_names(case):
     c = case("cu_pageable_copy")
-    frac, bw = _ev(c, "timeline.copy_fraction"), _ev(c, "timeline.host_copy_bandwidth")
+    frac, bw = engine_value(c, "timeline.copy_fraction"), engine_value(c, "timeline.host_copy_bandwidth")
 
     def critique(cause: str):
         return c.critique(answer(
@@ -68,7 +64,7 @@ def test_a_generic_bound_is_refined_by_the_cause_the_mechanism_names(case):
 # ----------------------------------------------------------------------------- 2. code spans that name a cause
 def test_a_code_span_that_names_a_cause_is_read_as_words(case):
     c = case("py_item_sync")
-    busy, idle = _ev(c, "timeline.gpu_busy_fraction"), _ev(c, "timeline.idle_host_sync_ns")
+    busy, idle = engine_value(c, "timeline.gpu_busy_fraction"), engine_value(c, "timeline.idle_host_sync_ns")
 
     def critique(code: str):
         return c.critique(answer(
@@ -162,7 +158,7 @@ def test_a_number_beside_an_api_name_is_that_apis_statistic(case):
                                   "The program is bound by the host: the GPU waits for each batch."])
 def test_host_bound_in_plain_words(case, head):
     h = case("cu_host_work")
-    busy, idle = _ev(h, "timeline.gpu_busy_fraction"), _ev(h, "timeline.idle_host_work_ns")
+    busy, idle = engine_value(h, "timeline.gpu_busy_fraction"), engine_value(h, "timeline.idle_host_work_ns")
 
     def critique(c, bottleneck: str):
         return c.critique(answer(
@@ -214,7 +210,7 @@ _PINNED = ("Pinned host buffers (cudaMallocHost) in place of the pageable ones; 
 
 
 def _pageable(c) -> dict[str, str]:
-    frac, bw = _ev(c, "timeline.copy_fraction"), _ev(c, "timeline.host_copy_bandwidth")
+    frac, bw = engine_value(c, "timeline.copy_fraction"), engine_value(c, "timeline.host_copy_bandwidth")
     return {"verdict": "The program is transfer-bound on copies from pageable memory.",
             "measured": f"nsys shows copies occupy {100 * frac:.1f}% of the window at {bw / 1e9:.2f} GB/s.",
             "evidence": f"- copies occupy {100 * frac:.1f}% of the window (nsys)\n"
