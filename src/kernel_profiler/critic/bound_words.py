@@ -16,7 +16,9 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
                           r"\b(?:host|CPU) (?:is|was) the (?:bottleneck|limiter|limit|problem)\b|"
                           r"\b(?:host|CPU)[- ]limited\b|\b(?:limited|bound) by the (?:host|CPU)\b|"
                           r"\b(?:host|CPU) can(?:no|')t keep up\b|\bkeep(?:ing)? the GPU fed\b"),
-                ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate"),
+                ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate|"
+                             r"\b(?:waits?|waiting|idles?|idling|sits? idle) (?:for|on|while) (?:the )?(?:copies|copy|"
+                             r"transfers?|PCIe|link|uploads?|downloads?)\b"),
                 ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound|^\W*(?:DRAM|HBM|memory) "
                            r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth"),
                 ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound"),
