@@ -245,7 +245,7 @@ def _wrong_way(c: "Context") -> list[str]:
     return out
 
 
-REGISTER_FILE = 65536  # 32-bit registers per SM and per block (every NVIDIA GPU since Kepler; H200: 64K)
+REGISTER_FILE = 65536  # 32-bit registers per block when the capture does not say (every NVIDIA GPU since Kepler)
 _BLOCK_OF = re.compile(r"\b(\d{3,4})[- ]thread blocks?\b|\bblocks? of (\d{3,4}) threads\b|\bblock size (?:of |to )?(\d{3,4})\b",
                        re.I)
 
@@ -257,11 +257,12 @@ def _block_over_register_file(c: "Context", key: Optional[str]) -> Optional[str]
     regs = p.get("launch__registers_per_thread") if p is not None else None
     if not regs:
         return None
+    limit = p.get("device__attribute_max_registers_per_block") or REGISTER_FILE  # the device's, from the capture
     for m in _BLOCK_OF.finditer(c.answer.fix_text):
         threads = int(next(g for g in m.groups() if g))
-        if threads * regs > REGISTER_FILE:
+        if threads * regs > limit:
             return (f"The fix's change '{m.group(0)}' needs {threads} x {regs:g} = {threads * regs:,.0f} registers per "
-                    f"block (ncu: {regs:g} per thread), more than the {REGISTER_FILE:,} an SM has: the block cannot be "
+                    f"block (ncu: {regs:g} per thread), more than the {limit:,.0f} an SM has: the block cannot be "
                     f"resident and the launch fails; lower the registers per thread first.")
     return None
 
