@@ -172,6 +172,20 @@ def test_item_sync_sync_calls_match_nsys(captures, timelines):
     assert (dtoh.dst == "pinned").all() and (dtoh.src == "device").all()
 
 
+def test_framework_ops_counted_per_name(captures, timelines):
+    """cpu_op events are aggregated per ATen op (calls, total/min/max host time): py_item_sync's source calls
+    `loss.item()` 10 times per step for 20 profiled steps; the counts agree with the raw events."""
+    ops = timelines["py_item_sync"].ops.set_index("name")
+    raw = [e for e in raw_doc(captures, "py_item_sync")["traceEvents"] if e.get("cat") == "cpu_op"]
+    assert ops.loc["aten::item", "calls"] == 10 * 20
+    assert ops["calls"].to_dict() == dict(Counter(e["name"] for e in raw))
+    item = [e["dur"] * 1e3 for e in raw if e["name"] == "aten::item"]
+    assert ops.loc["aten::item", "total_ns"] == pytest.approx(sum(item), rel=1e-6)
+    assert ops.loc["aten::item", "max_ns"] == pytest.approx(max(item), abs=1)
+    assert ops.loc["aten::item", "min_ns"] == pytest.approx(min(item), abs=1)
+    assert ops.loc["aten::item", "median_ns"] == pytest.approx(float(np.median(item)), abs=1)
+
+
 # --------------------------------------------------------------------------- copies
 
 
@@ -212,7 +226,7 @@ def test_memsets(timelines):
 
 
 def _frames(tl):
-    return [tl.kernels, tl.copies, tl.sets, tl.api, tl.ranges]
+    return [tl.kernels, tl.copies, tl.sets, tl.api, tl.ranges, tl.ops]
 
 
 def test_chunked_and_whole_parse_agree(captures, tmp_path, monkeypatch):

@@ -18,7 +18,9 @@ and PyTorch 1.8/1.9 (`Kernel`, `Memcpy`, `Memset`, `Runtime`, and `ProfilerStep#
   device-side dependency; the host does not wait), cudaStreamQuery/cudaEventQuery are
   "other" (non-blocking polls), plain cudaMemcpy is "memcpy" (see `api_names.is_blocking_memcpy`).
 * `user_annotation` events (record_function ranges, including `ProfilerStep#N`) -> ranges.
-  `cpu_op` events are not ranges (one per ATen op: far too many), and `gpu_user_annotation`
+  `cpu_op` events (and PyTorch 1.8/1.9 `Operator` events) are not ranges (one per ATen op: far too many):
+  they become `ops`, one row per op name
+  (calls; total, median, min and max host time), and `gpu_user_annotation`
   events (Kineto's projection of an annotation onto the GPU stream) are skipped: ranges are
   host-side by contract.
 * `deviceProperties` -> gpus (absent from old traces: no gpus); `distributedInfo.rank` -> rank;
@@ -55,11 +57,12 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ..errors import ArtifactError, EmptyCapture, UnsupportedCapture
+from ..errors import ArtifactError
 from . import kineto_events
 from .api_names import categorize
 from .kineto_events import GZIP_MAGIC, NO_ARGS, Event
-from .tables import (API_COLUMNS, COPY_COLUMNS, KERNEL_COLUMNS, RANGE_COLUMNS, SET_COLUMNS, GpuInfo, Timeline,
+from .kineto_header import as_int, gpus, processes, refuse_if_not_ours
+from .tables import (API_COLUMNS, COPY_COLUMNS, KERNEL_COLUMNS, OP_COLUMNS, RANGE_COLUMNS, SET_COLUMNS, Timeline,
                      empty)
 
 _SNIFF_KEYS = (b'"traceEvents"', b'"schemaVersion"', b'"deviceProperties"')
@@ -72,12 +75,10 @@ _KIND = {
     "gpu_memcpy": "copy", "Memcpy": "copy",
     "gpu_memset": "set", "Memset": "set",
     "cuda_runtime": "api", "cuda_driver": "api", "Runtime": "api", "Driver": "api",
-    "user_annotation": "range", "Operator": "op",
+    "user_annotation": "range", "Operator": "op", "cpu_op": "cpu_op",
     "Trace": "span",  # the profiler's own span: extends capture start/end only
     "cuda_profiler_range": "counters",  # CUPTI range-profiler mode
 }
-_NON_NVIDIA_CATS = (("mtia", "a Meta MTIA accelerator"), ("xpu", "an Intel XPU"))
-_AMD_DEVICE = re.compile(r"\b(AMD|Radeon|Instinct)\b|\bMI\d{3}", re.IGNORECASE)
 
 _COPY_NAME = re.compile(r"Memcpy\s+(\w+)(?:\s*\(\s*(\w+)\s*->\s*(\w+)\s*\))?", re.IGNORECASE)
 _MEM_KINDS = {"pageable": "pageable", "pinned": "pinned", "device": "device", "managed": "managed",
@@ -190,6 +191,8 @@ class _Accumulator:
         self.parts: dict[str, list[dict[str, Any]]] = {k: [] for k in ("kernel", "copy", "set", "api", "range")}
         self.meta: list[Event] = []
         self.cats: set = set()
+        self.op_ids: dict[str, int] = {}  # ATen op name -> id
+        self.op_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (op ids, host ns) per block
         self.counters = 0  # CUPTI range-profiler events
         self.t_min = np.inf
         self.t_max = -np.inf
@@ -208,6 +211,8 @@ class _Accumulator:
         self.counters += len(buckets.pop("counters"))
         steps = buckets.pop("op")  # PyTorch 1.8/1.9: ProfilerStep#N is an `Operator` event
         buckets["range"] += [e for e in steps if isinstance(e.name, str) and e.name.startswith("ProfilerStep#")]
+        self._count_ops(buckets.pop("cpu_op") + [e for e in steps if not (isinstance(e.name, str) and
+                                                                           e.name.startswith("ProfilerStep#"))])
         for kind, evs in buckets.items():
             if evs and any(ph != "X" for ph in set(_col(evs, "ph"))):
                 evs = [e for e in evs if e.ph == "X"]  # complete events (Kineto writes no other phase for these)
@@ -244,6 +249,29 @@ class _Accumulator:
                 if kind == "api":
                     d["correlation"] = _num([(e.args or NO_ARGS).correlation for e in evs])
             self.parts[kind].append(d)
+
+
+    def _count_ops(self, evs: list[Event]) -> None:
+        """ATen ops, kept as (op id, host ns) columns: far too many to keep one by one with their names."""
+        evs = [e for e in evs if e.ph == "X" and isinstance(e.name, str)]
+        if evs:
+            ids = self.op_ids
+            self.op_parts.append((np.array([ids.setdefault(e.name, len(ids)) for e in evs], dtype=np.int32),
+                                  np.rint(_num(_col(evs, "dur")) * 1e3)))
+
+    def ops(self) -> pd.DataFrame:
+        """Per ATen op name: calls and total, median, shortest and longest host time."""
+        if not self.op_parts:
+            return empty(OP_COLUMNS)
+        df = pd.DataFrame({"id": np.concatenate([p[0] for p in self.op_parts]),
+                           "ns": np.concatenate([p[1] for p in self.op_parts])})
+        g = df.groupby("id")["ns"].agg(["count", "sum", "median", "min", "max"])
+        names = np.empty(len(self.op_ids), dtype=object)
+        names[list(self.op_ids.values())] = list(self.op_ids)
+        out = pd.DataFrame({"name": names[g.index.to_numpy()], "calls": g["count"].to_numpy(dtype="int64"),
+                            "total_ns": g["sum"].to_numpy(), "median_ns": g["median"].to_numpy(),
+                            "min_ns": g["min"].to_numpy(), "max_ns": g["max"].to_numpy()})
+        return out.sort_values("name", ignore_index=True)[OP_COLUMNS]
 
 
 # --------------------------------------------------------------------------- assembly
@@ -313,7 +341,7 @@ def _host_pid(gpu: dict[str, Any], api: dict[str, Any]) -> np.ndarray:
 
 def _build(path: Path, header: dict, acc: _Accumulator) -> Timeline:
     kernels, copies, sets, api, ranges = (_columns(acc.parts[k]) for k in ("kernel", "copy", "set", "api", "range"))
-    _refuse_if_not_ours(path, header, acc, api, has_gpu=bool(kernels or copies or sets))
+    refuse_if_not_ours(path, header, acc.cats, acc.counters, api, has_gpu=bool(kernels or copies or sets))
     if api:
         cats = {n: categorize(n) for n in pd.unique(api["name"])}
         api["category"] = np.array([cats[n] for n in api["name"]], dtype=object)
@@ -330,70 +358,10 @@ def _build(path: Path, header: dict, acc: _Accumulator) -> Timeline:
     return Timeline(
         source=str(path), format="kineto", kernels=_table(kernels, KERNEL_COLUMNS), copies=_table(copies, COPY_COLUMNS),
         sets=_table(sets, SET_COLUMNS), api=_table(api, API_COLUMNS), ranges=_table(ranges, RANGE_COLUMNS),
-        gpus=_gpus(header.get("deviceProperties")), rank=rank, processes=_processes(acc.meta),
-        world_size=_int(dist.get("world_size")) if isinstance(dist, dict) else None,
-        utc_origin_ns=_int(header.get("baseTimeNanoseconds")),
+        gpus=gpus(header.get("deviceProperties")), rank=rank, processes=processes(acc.meta),
+        world_size=as_int(dist.get("world_size")) if isinstance(dist, dict) else None,
+        utc_origin_ns=as_int(header.get("baseTimeNanoseconds")),
         capture_start_ns=float(acc.t_min) if np.isfinite(acc.t_min) else None,
         capture_end_ns=float(acc.t_max) if np.isfinite(acc.t_max) else None,
+        ops=acc.ops(),
     )
-
-
-def _refuse_if_not_ours(path: Path, header: dict, acc: _Accumulator, api: dict, has_gpu: bool) -> None:
-    """UnsupportedCapture / EmptyCapture, with the reason, for a trace that is not one NVIDIA GPU timeline."""
-    props = header.get("deviceProperties")
-    devices = [str(p.get("name")) for p in props if isinstance(p, dict)] if isinstance(props, list) else []
-    amd = next((d for d in devices if _AMD_DEVICE.search(d)), None)
-    hip = next((n for n in (pd.unique(api["name"]) if api else []) if str(n).startswith("hip")), None)
-    if amd or hip:
-        seen = f"device '{amd}'" if amd else f"HIP calls such as {hip}"
-        raise UnsupportedCapture(path, f"a ROCm trace from an AMD GPU ({seen}): not an NVIDIA GPU; kernel-profiler "
-                                       "diagnoses CUDA captures only (for AMD GPUs use rocprofv3 / Omniperf)")
-    if has_gpu:
-        return
-    cats = [str(c).lower() for c in acc.cats if c]
-    for prefix, what in _NON_NVIDIA_CATS:
-        if any(c.startswith(prefix) for c in cats):
-            raise UnsupportedCapture(path, f"a trace from {what} ({prefix}_* events): not an NVIDIA GPU; "
-                                           "kernel-profiler diagnoses CUDA captures only")
-    if acc.counters:
-        raise UnsupportedCapture(path, f"a CUPTI range-profiler trace: {acc.counters} cuda_profiler_range events "
-                                       "hold per-kernel counters but no kernel timeline (no kernel durations); "
-                                       "profile again without experimental_config(profiler_metrics=...) for a "
-                                       "timeline, and use Nsight Compute (ncu) for per-kernel counters")
-    if not api:
-        raise UnsupportedCapture(path, "a CPU-only PyTorch profiler trace (no CUDA calls, no GPU events): profile "
-                                       "on an NVIDIA GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
-    raise EmptyCapture(path, "the PyTorch profiler trace holds no GPU activity (no kernel, gpu_memcpy or "
-                             "gpu_memset events, though CUDA calls were traced); profile with "
-                             "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
-
-
-def _int(v) -> int | None:
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def _gpus(props) -> list[GpuInfo]:
-    if not isinstance(props, list):
-        return []
-    out = []
-    for p in sorted((p for p in props if isinstance(p, dict)), key=lambda p: _int(p.get("id")) or 0):
-        major, minor = _int(p.get("computeMajor")), _int(p.get("computeMinor"))
-        clock = p.get("clockRate")  # kHz in cudaDeviceProp, when a Kineto version writes it
-        out.append(GpuInfo(
-            name=str(p.get("name") or "unknown"), sm_count=_int(p.get("numSms")),
-            memory_bytes=_int(p.get("totalGlobalMem")), l2_bytes=_int(p.get("l2CacheSize")),
-            sm_clock_hz=float(clock) * 1e3 if _int(clock) else None,
-            compute_capability=f"{major}.{minor}" if major is not None and minor is not None else None))
-    return out
-
-
-def _processes(meta: list[Event]) -> dict[int, str]:
-    names: dict[int, str] = {}
-    gpu_pids: set = set()
-    for e in meta:
-        args = e.args or NO_ARGS
-        if e.name == "process_labels" and str(args.labels or "").startswith("GPU"):
-            gpu_pids.add(e.pid)
-        elif e.name == "process_name" and _int(e.pid) is not None:
-            names[int(e.pid)] = str(args.name if args.name is not None else "")
-    return {p: n for p, n in sorted(names.items()) if p not in gpu_pids}

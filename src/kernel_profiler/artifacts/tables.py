@@ -24,6 +24,7 @@ SET_COLUMNS = ["start_ns", "end_ns", "bytes", "device", "stream", "pid", "correl
 API_COLUMNS = ["start_ns", "end_ns", "name", "category", "pid", "tid", "correlation"]
 # Host-side ranges: NVTX ranges, PyTorch ProfilerStep#N and user annotations.
 RANGE_COLUMNS = ["start_ns", "end_ns", "name", "pid", "tid"]
+OP_COLUMNS = ["name", "calls", "total_ns", "median_ns", "min_ns", "max_ns"]  # host ops per name (Kineto cpu_op), aggregated
 
 
 def read_artifact_bytes(path, what: str) -> bytes:
@@ -69,6 +70,7 @@ class Timeline:
     sets: pd.DataFrame = field(default_factory=lambda: empty(SET_COLUMNS))
     api: pd.DataFrame = field(default_factory=lambda: empty(API_COLUMNS))
     ranges: pd.DataFrame = field(default_factory=lambda: empty(RANGE_COLUMNS))
+    ops: pd.DataFrame = field(default_factory=lambda: empty(OP_COLUMNS))  # framework ops per name (Kineto cpu_op)
     gpus: list[GpuInfo] = field(default_factory=list)
     capture_start_ns: Optional[float] = None
     capture_end_ns: Optional[float] = None
