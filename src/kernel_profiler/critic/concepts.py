@@ -228,9 +228,10 @@ def _concepts(table: list[tuple[re.Pattern, frozenset[str]]], s: str) -> frozens
     return frozenset(out)
 
 
-_API_FACT = re.compile(r"^api\.(\w+)\.(calls|\w+_ns)$")
+_API_FACT = re.compile(r"^api\.((?:\w+::)?\w+)\.(calls|\w+_ns)$")
 # CUDA runtime/driver API functions named in prose (`cudaLaunchKernel`, `cuLaunchKernel_v2`, `cudaMemcpyAsync`)
-API_NAME = re.compile(r"\b(cu(?:da)?[A-Z]\w*?)(?:_v\d+)?\b")
+# and the framework ops of a PyTorch profiler trace (`aten::item`, `aten::copy_`)
+API_NAME = re.compile(r"\b(cu(?:da)?[A-Z]\w*?)(?:_v\d+)?\b|\b(aten::\w+)")
 
 
 def api_concept(name: str) -> str:
@@ -252,7 +253,7 @@ def metric_concepts(metric: str) -> frozenset[str]:
 
 
 def text_concepts(text: str) -> frozenset[str]:
-    return _concepts(TEXT_CONCEPTS, text) | {api_concept(n) for n in API_NAME.findall(text or "")}
+    return _concepts(TEXT_CONCEPTS, text) | {api_concept(a or b) for a, b in API_NAME.findall(text or "")}
 
 
 @lru_cache(maxsize=4096)

@@ -482,6 +482,22 @@ def _api_facts(f: Facts, tl) -> None:
             f.add(f"api.{name}.{stat}_ns", float(v), "time", src, None, f"{how} (CUPTI API activity)")
 
 
+def _op_facts(f: Facts, tl) -> None:
+    """The same statistics for each framework op of a PyTorch profiler trace (Kineto cpu_op, `aten::item`):
+    `api.aten::item.calls`, `api.aten::item.mean_ns`, ...; matched only by a sentence that names the op."""
+    ops = getattr(tl, "ops", None)
+    if ops is None or not len(ops):
+        return
+    for name, calls, total, med, lo, hi in ops[["name", "calls", "total_ns", "median_ns", "min_ns", "max_ns"]].itertuples(
+            index=False):
+        if not name or not calls:
+            continue
+        f.add(f"api.{name}.calls", int(calls), "count", tl.source, None, "calls in the trace (Kineto cpu_op)")
+        for stat, v in (("mean", total / calls), ("median", med), ("total", total), ("min", lo), ("max", hi)):
+            how = "total host time in all calls" if stat == "total" else f"{stat} host time per call"
+            f.add(f"api.{name}.{stat}_ns", float(v), "time", tl.source, None, f"{how} (Kineto cpu_op)")
+
+
 def _rank_facts(f: Facts, d: Diagnosis) -> None:
     for r in d.ranks:
         src = r.source or "ranks"
@@ -608,6 +624,12 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.spills[key] = (max(had[0], r.stack_bytes or 0),
                          max(had[1], (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0)))
     _timeline_facts(f, arts, diagnosis.timeline)
+    from ..analysis.consistency import main_timeline
+    main = main_timeline(arts.timelines)
+    for tl in arts.timelines:  # a PyTorch profiler trace beside an nsys capture (another run of the program): its
+        _op_facts(f, tl)  # op and API statistics are facts of that artifact too
+        if tl is not main:
+            _api_facts(f, tl)
     from ..telemetry import POWER_REASONS, THERMAL_REASONS, clock_throttling  # NVML samples given with the captures
 
     th = clock_throttling(arts.telemetry) if arts.telemetry else None

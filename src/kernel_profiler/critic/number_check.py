@@ -20,7 +20,8 @@ from .match import (STATISTICS, Operand, candidates, close, derived_values, is_c
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
 from .stride import match_stride, stride_miss
 from .use import Use
-from .unverified import PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at
+from .unverified import (PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at,
+                         written_at)
 
 
 
@@ -57,8 +58,8 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
         q = evidence_quantity(e.value, e.unit)
         if _carries(e):
             continue  # the line's own text carries the number and is checked above
-        at = re.search(rf"(?<![\d.,]){re.escape(f'{e.value:g}')}(?![\d])", e.meaning or "")
-        if at is not None and source_size_at(e.meaning, at.start()):
+        at = written_at(e.meaning or "", e.value)
+        if at is not None and source_size_at(e.meaning, at):
             continue  # "The 160 floats kept live ...": the code's size, which no capture measures
         text = f"{e.metric or ''} {e.meaning}"
         concepts = sentence_concepts(text)
@@ -87,8 +88,8 @@ def _absent_api(q: Quantity, sentence: str, facts: Facts) -> Optional[str]:
     """The API function a number's clause gives it to, when the captures record API calls but none of that one."""
     if q.family != "time" or not any(m.startswith("api.") for m in facts.by_metric):
         return None  # a host time per call or in all calls (a size given with the function is the call's argument)
-    for name in API_NAME.findall(clause_of(sentence, q)):
-        if not _API_FUNCTION.match(name):
+    for name in (a for a, _ in API_NAME.findall(clause_of(sentence, q))):  # CUDA API names (not framework ops)
+        if not name or not _API_FUNCTION.match(name):
             continue  # cuBLAS, cuDNN: libraries, not functions of the API tables
         if not any(m.startswith(f"api.{api_base(name)}.") for m in facts.by_metric):
             return name

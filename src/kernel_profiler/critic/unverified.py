@@ -43,12 +43,18 @@ def clause_of(sentence: str, q: Quantity, aside: bool = True) -> str:
 
 # a number that describes the code, not the run: "the 128-step loop", "5 steps per row", "160 floats kept live"
 _CODE_NOUNS = r"(?:steps?|iterations?|elements?|entries|taps?|terms?|stages?|rounds?|floats?|doubles?|halfs?|ints?|values)"
+# element types as programs name them: "64M int32" is a count of elements (a size from the source)
+_DTYPES = r"(?:u?int(?:8|16|32|64)|fp(?:8|16|32|64)|bf16|bfloat16|float(?:16|32|64)|half2?|float[24])(?:\s+elements?)?"
 _SOURCE_SIZE = re.compile(r"^[~≈]?[\d.,]+-" + _CODE_NOUNS + r"\b|^[~≈]?[\d.,]+\s+" + _CODE_NOUNS +
                           r"\s+per\s+(?:row|column|element|thread|lane|warp|block|tile|item|pixel|token|iteration)\b|"
-                          r"^[~≈]?[\d.,]+\s+(?:floats?|doubles?|halfs?|ints?)\b", re.I)
+                          r"^[~≈]?[\d.,]+\s*(?:[kKMG]i?\s+)?(?:floats?|doubles?|halfs?|ints?|" + _DTYPES + r")\b", re.I)
 
 
 _REPEATED = re.compile(r"\b(?:repeated|unrolled|loops?|looped|iterated)\s+(?:over\s+)?$", re.I)
+# a problem dimension set in the code: "with K = 8191", "N=4096", "`seq_len` = 2048"
+_DIMENSION = re.compile(r"(?:(?:^|[\s(,`])(?:[A-Za-z]|batch|seq_?len|hidden|dim|rows|cols|width|height|[nN]_\w+|num_\w+)`?"
+                        r"\s*=|(?:^|[\s(`])[A-Z]`?\s+is|\b(?:inner|outer|reduction|batch|hidden|sequence|leading)\s+"
+                        r"(?:dimension|dim|size|length)(?:\s*\(`?[A-Z]`?\))?\s+(?:is|of))\s*$")
 
 
 def source_size(sentence: str, q: Quantity) -> bool:
@@ -59,7 +65,29 @@ def source_size(sentence: str, q: Quantity) -> bool:
 
 def source_size_at(text: str, start: int) -> bool:
     """`source_size` for the number written at text[start:] ("repeated 128 times", "the 160 floats kept live")."""
-    return bool(_SOURCE_SIZE.match(text[start:start + 40]) or _REPEATED.search(text[max(0, start - 30):start]))
+    return bool(_SOURCE_SIZE.match(text[start:start + 40]) or _REPEATED.search(text[max(0, start - 30):start]) or
+                (_BARE_INTEGER.match(text[start:start + 24]) and _DIMENSION.search(text[max(0, start - 40):start])))
+
+
+# "8191", "4096 rows", not "8191 ms", "8191 bytes", "4.2" or "32%"
+_BARE_INTEGER = re.compile(r"\d[\d,]*(?![\d.]|\s*(?:%|(?:[kKMGT]?i?B|bytes?|[mnuµμ]?s|sec\w*|[kMGT]?Hz|FLOPs?|"
+                           r"cycles?)(?![A-Za-z])|/))")
+
+
+def written_at(text: str, value: float) -> Optional[int]:
+    """Where `text` writes `value` ("64M", "67,108,864", "8191"), or None."""
+    for m in _WRITTEN.finditer(text):
+        try:
+            v = float(m["num"].replace(",", "")) * _MULT.get(m["mult"] or "", 1.0)
+        except ValueError:
+            continue
+        if abs(v - value) <= 1e-9 * max(abs(value), 1.0):
+            return m.start()
+    return None
+
+
+_WRITTEN = re.compile(r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<mult>[kKMG](?![A-Za-z]))?")
+_MULT = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
 def hedged(sentence: str, q: Quantity) -> bool:
@@ -76,7 +104,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     """The measured fact the number claims to be but is not (its nearest value), or None when the number is not
     presented as a measurement the captures hold. `headline`: the number an evidence line cites, a measurement
     by its place (no hedge frees it, and a value far from the kernel's measured one is as wrong as a near one).
-    `evidence`: a number of an evidence line (held to program-level values within FAR_MISS)."""
+    `evidence`: a number of an evidence line (held to program-level values within EVIDENCE_MISS)."""
     if use.bound or (use.predicted and not headline):  # an inequality is checked as one (match.match_bound); a
         return None  # predicted target is no measurement
     clause = clause_of(sentence, q)
@@ -134,14 +162,15 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 return None  # the value of what its own clause describes ("`cuLaunchKernel` itself 7.3 us" in a
                 # sentence that names another median): no contradiction
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
-            far = FAR_MISS if (headline or evidence) and f.kernel is None else NEAR_MISS
+            far = EVIDENCE_MISS if headline or (evidence and f.kernel is None) else NEAR_MISS
             static = f.metric.startswith("sass.") and abs(v) > f.value * PIN_SPAN  # executed vs listed instructions
             idle = f.kernel is None and f.family == "time" and "idle" in f.concepts  # per gap, per step, per cause...
-            if static or not named and off > (1.0 if headline and f.kernel is not None else IDLE_MISS if idle else far):
+            if static or not named and off > (IDLE_MISS if idle else far):
                 continue  # far from what the words describe: likely about something else, left unverified. An
-                # evidence line cites measurements, so a program-level value it misses by up to 4x is a wrong reading
-                # of it; beyond that (a window, a count of steps has many readings) it is something else. An evidence
-                # line's headline misses a kernel's value at any distance.
+                # evidence line cites measurements, so a program-level value it misses by up to PIN_SPAN is a wrong
+                # reading of it (a fixed twin's step time, 7x off); so is a kernel's value its headline misses by as
+                # much. Further off, its words meet that metric only by chance ("1M independent chains" is no
+                # barrier limit of 32, "the step median is 5 ms" no window of 413 ms).
             rank = (not named, not (counted and f.concepts & units), -len(f.concepts & concepts), off)
             if best is None or rank < best[0]:
                 best = (rank, f)
@@ -220,7 +249,8 @@ NEAR_MISS = 0.5  # a number within 2x of a measured value its words describe is 
 PIN_SPAN = 10.0  # a number its words tie to a kernel's metric lies within this factor of a value of it, or it is
 # something else (a count of elements, a size from the source; executed instructions, not the listed ones)
 IDLE_MISS = 0.25  # a program's idle time has many readings (per gap, per step, per cause): only a near miss is wrong
-FAR_MISS = 0.75  # a number of an evidence line within 4x of the program-level value its words describe: a wrong one
+EVIDENCE_MISS = 1 - 1 / PIN_SPAN  # an evidence line's number within PIN_SPAN of the value its words describe: a
+# misreading of it (a program-level value, or the kernel's when the number heads the line)
 
 
 # a cause named to rule it out: negated, gone, fixed, residual, or the road not taken
