@@ -1,0 +1,34 @@
+"""How the fix check reads the move a fix predicts (issue 10, item 3), on real H200 captures, each rule with a twin
+that goes the other way:
+  - direction.py `_FROM_TO`: "from 17.8% to near 100%" is a move up, read before a later clause's verb ("and the
+    kernel to drop ..."); the same fix predicting a move down is refused (test_a_move_to_near_a_value).
+"""
+from __future__ import annotations
+
+from critic_case import answer, case  # noqa: F401 (the fixture)
+
+from kernel_profiler.critic import facts_for
+
+
+def _fact(c, metric: str, kernel: bool = True) -> float:
+    return next(f.value for f in facts_for(c.arts, c.dg).items if f.metric == metric and (f.kernel is not None) == kernel)
+
+
+def _grid_answer(c, target: str):
+    us = _fact(c, "gpu__time_duration.sum") / 1e3
+    grid = _fact(c, "launch__grid_size")
+    return c.critique(answer(
+        f"`saxpy_grid_stride` is limited by its launch: {grid:.0f} blocks leave most of the 132 SMs idle.",
+        [f"`launch__grid_size` = {grid:.0f} blocks (ncu)", f"gpu__time_duration.sum = {us:.1f} us (ncu)"],
+        f"With {grid:.0f} blocks only {grid:.0f} of the 132 SMs ever get work, so the kernel runs at a fraction of the "
+        "DRAM roofline: most SMs stay idle for the whole launch.",
+        "Launch (N + 255) / 256 blocks of 256 threads. I'd expect the SM-active fraction to go from "
+        f"12% to {target} and the kernel to drop from ~{us:.0f} us to a few microseconds (estimate)."))
+
+
+def test_a_move_to_near_a_value(case):
+    c = case("cu_grid_stride_small_grid")
+    up = _grid_answer(c, "near 100%")
+    assert up.checks["fix"], up.reasons
+    down = _grid_answer(c, "near 2%")
+    assert not down.checks["fix"] and any("SM-active fraction" in r for r in down.reasons), down.reasons
