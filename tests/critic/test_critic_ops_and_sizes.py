@@ -12,7 +12,10 @@ captures, each with a twin that goes the other way:
     a number the words pin to a program statistic is a misreading of it up to 10x off, not 20x
     (test_a_program_statistic_misread_up_to_10x);
   - facts.py: the CUDA API statistics of a PyTorch trace beside an nsys capture are facts of the trace
-    (test_api_statistics_of_a_trace_beside_nsys_are_facts).
+    (test_api_statistics_of_a_trace_beside_nsys_are_facts);
+  - numbers.py: "4 Mi floats" is a binary multiplier (test_a_binary_multiplier_in_arithmetic);
+  - evidence_lines.py `metric_values`: a line's named metric takes the number written at its name, with words,
+    commas or bold markers between, not only the line's first number (test_a_named_metric_takes_the_number_at_its_name).
 """
 from __future__ import annotations
 
@@ -153,3 +156,48 @@ def test_a_program_statistic_misread_up_to_10x(case):
     assert any("steady_step_median" in r for r in seven.reasons), seven.reasons
     twenty = _copy_answer(c, step / 20)
     assert not any("steady_step_median" in r for r in twenty.reasons), twenty.reasons
+
+
+def _sector_answer(c, useful: float):
+    m = c.metrics("gather_transpose")
+    sectors, requests = (m[f"l1tex__t_{x}_pipe_lsu_mem_global_op_ld.sum"] for x in ("sectors", "requests"))
+    return c.critique(answer(
+        "`gather_transpose` is memory-bound on uncoalesced loads.",
+        [f"{sectors / requests:.0f} sectors per load request ({sectors:,.0f} sectors / {requests:,.0f} requests) and "
+         f"{useful:.1f} bytes used per sector, `smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio` "
+         "(ncu.ncu-rep)"],
+        "Neighbouring lanes read addresses a whole row apart, so each warp load touches 32 sectors and uses 4 bytes "
+        "of each; the kernel moves 8x the bytes it needs and runs that far above its DRAM floor.",
+        "Read the input along rows (or stage a tile through shared memory); sectors per request should fall from 32 "
+        "to 4 and the kernel time decrease several-fold."))
+
+
+def test_a_named_metric_takes_the_number_at_its_name(case):
+    """A line that opens with another measurement (32 sectors per request) and names
+    `..._bytes_per_sector_...ratio` after its own value ("4.0 bytes used per sector, `metric`") is not refused for
+    the first number; the same line with 9.0 bytes per sector is."""
+    c = case("ot_py_triton_jit")
+    useful = c.metrics("gather_transpose")["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"]
+    right = _sector_answer(c, useful)
+    assert not any("bytes_per_sector" in r for r in right.reasons), right.reasons
+    wrong = _sector_answer(c, useful + 5)
+    assert any("bytes_per_sector" in r for r in wrong.reasons), wrong.reasons
+
+
+def _work_answer(c, total_mb: float):
+    return c.critique(answer(
+        "The Triton kernel runs too few programs to fill the GPU.",
+        [f"Work needed: 3 x 4 Mi floats x 4 B = {total_mb:.1f} MB, ~10.5 us at 4.81 TB/s"],
+        "Each program walks its chunks serially, so a handful of SMs do all the work while the rest idle; the kernel "
+        "runs far above its DRAM floor.",
+        "Launch one program per 1024-element block; the kernel time should decrease by over 10x."))
+
+
+def test_a_binary_multiplier_in_arithmetic(case):
+    """numbers.py: "4 Mi floats" is 4 x 2^20 (a binary multiplier, as "4 MiB" is a binary unit), so
+    3 x 4 Mi x 4 B = 50.3 MB holds and 60.3 MB does not."""
+    c = case("tr_low_parallelism")
+    right = _work_answer(c, 3 * 4 * 2**20 * 4 / 1e6)
+    assert right.checks["arithmetic"], right.reasons
+    wrong = _work_answer(c, 60.3)
+    assert not wrong.checks["arithmetic"], wrong.reasons

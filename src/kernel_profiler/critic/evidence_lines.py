@@ -45,7 +45,7 @@ def _headline(line: str, nums: list[Quantity]) -> Quantity:
 def metric_values(line: str) -> list[Quantity]:
     """The numbers of an evidence line that may be its metric's value: the first one, and the one written at the
     metric's name: right after it (`metric` = 4) or right before it with only words between (4 useful bytes
-    (`metric`))."""
+    (`metric`), **56.0 us** (`metric`), 928 us by ncu's `metric`)."""
     metric_m = METRIC_TOKEN.search(line.replace("`", " "))
     scrubbed = scrub(line)
     nums = numbers_of(line)
@@ -55,7 +55,9 @@ def metric_values(line: str) -> list[Quantity]:
     if metric_m:
         a, b = metric_m.span()
         after = [q for q in nums if q.start >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:q.start])]
-        before = [q for q in nums if q.end <= a and re.fullmatch(r"[A-Za-z/ -]{0,30}?[\s(\[]*", scrubbed[q.end:a])]
+        before = [q for q in nums if q.end <= a and re.fullmatch(r"[*\s]*[A-Za-z/ ,'’-]{0,30}?[\s(\[*]*",
+                                                                  scrubbed[q.end:a])]  # "**56.0 us** (`metric`)",
+        # "4.0 bytes used per sector, `metric`", "928 us by ncu's `metric`"
         picked += after[:1] or before[-1:]
     return picked
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 _NUM = (r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
-        r"(?:\s(?=[MG](?![A-Za-z]))|\s(?=(?:thousand|million|billion|trillion)\b))?"
-        r"(?P<mult>[kKMG](?![A-Za-z])|(?:thousand|million|billion|trillion)\b)?")
-# "14.7M"; "14.73 M" (k/K spaced is a dimension); "67.2 million"
+        r"(?:\s(?=[MG](?![A-Za-z]))|\s(?=[KMG]i(?![A-Za-z]))|\s(?=(?:thousand|million|billion|trillion)\b))?"
+        r"(?P<mult>[KMG]i(?![A-Za-z])|[kKMG](?![A-Za-z])|(?:thousand|million|billion|trillion)\b)?")
+# "14.7M"; "14.73 M" (k/K spaced is a dimension); "67.2 million"; "4 Mi floats" (binary: 4 x 2^20)
 TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "usec": 1e3,
               "microseconds": 1e3, "ms": 1e6, "msec": 1e6, "milliseconds": 1e6, "s": 1e9, "sec": 1e9,
               "second": 1e9, "seconds": 1e9}
@@ -95,7 +95,8 @@ def family_and_factor(unit: Optional[str]) -> tuple[str, float]:
     return "count", 1.0
 
 
-_MULT = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_MULT = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+         "Ki": 2.0 ** 10, "Mi": 2.0 ** 20, "Gi": 2.0 ** 30}
 
 
 def to_quantity(num: str, exp: Optional[str], mult: Optional[str], unit: Optional[str], start: int = 0,

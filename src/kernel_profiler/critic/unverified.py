@@ -20,7 +20,7 @@ from typing import Optional
 from .concepts import GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
 from .match import candidates, close, counts, describes, is_ceiling, several_kernels
-from .numbers import METRIC_TOKEN, Quantity, metric_tokens, scrub
+from .numbers import BARE, METRIC_TOKEN, Quantity, metric_tokens, scrub, to_quantity
 from .use import Use
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
@@ -76,18 +76,11 @@ _BARE_INTEGER = re.compile(r"\d[\d,]*(?![\d.]|\s*(?:%|(?:[kKMGT]?i?B|bytes?|[mnu
 
 def written_at(text: str, value: float) -> Optional[int]:
     """Where `text` writes `value` ("64M", "67,108,864", "8191"), or None."""
-    for m in _WRITTEN.finditer(text):
-        try:
-            v = float(m["num"].replace(",", "")) * _MULT.get(m["mult"] or "", 1.0)
-        except ValueError:
-            continue
+    for m in BARE.finditer(text):
+        v = to_quantity(m["num"], m["exp"], m["mult"], None).value
         if abs(v - value) <= 1e-9 * max(abs(value), 1.0):
             return m.start()
     return None
-
-
-_WRITTEN = re.compile(r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<mult>[kKMG](?![A-Za-z]))?")
-_MULT = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
 def hedged(sentence: str, q: Quantity) -> bool:
