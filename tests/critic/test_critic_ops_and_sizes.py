@@ -14,6 +14,8 @@ captures, each with a twin that goes the other way:
   - facts.py: the CUDA API statistics of a PyTorch trace beside an nsys capture are facts of the trace
     (test_api_statistics_of_a_trace_beside_nsys_are_facts);
   - numbers.py: "4 Mi floats" is a binary multiplier (test_a_binary_multiplier_in_arithmetic);
+  - number_check.py `_PREDICTION`: an evidence line that opens with "Expect" has no headline measurement
+    (test_an_evidence_line_that_predicts_has_no_headline);
   - evidence_lines.py `metric_values`: a line's named metric takes the number written at its name, with words,
     commas or bold markers between, not only the line's first number (test_a_named_metric_takes_the_number_at_its_name).
 """
@@ -201,3 +203,27 @@ def test_a_binary_multiplier_in_arithmetic(case):
     assert right.checks["arithmetic"], right.reasons
     wrong = _work_answer(c, 60.3)
     assert not wrong.checks["arithmetic"], wrong.reasons
+
+
+def _predicting_answer(c, opening: str):
+    lanes = c.metrics("branchy")["smsp__thread_inst_executed_per_inst_executed.ratio"]
+    inst = c.metrics("branchy")["smsp__inst_executed.sum"]
+    return c.critique(answer(
+        "`branchy` is compute-bound by warp divergence.",
+        [f"{lanes:.1f} active threads per instruction (ncu smsp__thread_inst_executed_per_inst_executed.ratio)",
+         f"{opening} `smsp__inst_executed.sum` to drop ~8x ({inst:.3g} -> ~{inst / 8:.2g}) once lanes agree"],
+        "Lanes of each warp take different sides of the data-dependent branch, so each warp runs both paths with most "
+        f"lanes masked off; the SM issues many instructions for little useful work and the kernel runs "
+        f"{c.dg.roofline.gap:.1f}x its roofline floor.",
+        "Sort the elements by branch so each warp takes one path; smsp__inst_executed.sum should decrease ~8x."))
+
+
+def test_an_evidence_line_that_predicts_has_no_headline(case):
+    """number_check._PREDICTION: an evidence line that opens with "Expect" predicts; its first number (~8x) is no
+    measurement it cites, so it is not held as the line's headline. The same line as a statement of fact
+    ("Measured: ... drops ~8x") is."""
+    c = case("cu_divergence")
+    expect = _predicting_answer(c, "Expect")
+    assert expect.checks["numbers"], expect.reasons
+    stated = _predicting_answer(c, "Measured:")
+    assert not stated.checks["numbers"], stated.reasons

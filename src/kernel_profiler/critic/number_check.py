@@ -17,7 +17,7 @@ from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
 from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling,
                     kernel_mentions, match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
-from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, sentences
+from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, scrub, sentences
 from .stride import match_stride, stride_miss
 from .use import Use
 from .unverified import (PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at,
@@ -32,8 +32,9 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
     for where, text, extra, item in c.described():
         # an evidence line's first number is the measurement it cites, unless its value is given apart (an agent's
         # JSON): then that value is the measurement and the line's text explains it
-        headline = item is not None and _carries(item)
-        apart = item is not None and not headline  # the item's metric describes its value, not the other numbers
+        headline = item is not None and _carries(item) and not _PREDICTION.match(scrub(text))  # "Expect X to
+        # drop ~8x": a line that predicts cites no measurement as its headline (its numbers are read as prose)
+        apart = item is not None and not _carries(item)  # the item's metric describes its value, not the other numbers
         for s in sentences(text):
             own = apart and sentence_concepts(s) - GENERIC  # of its meaning, unless their sentence names nothing
             concepts = sentence_concepts(s if own else extra + s)
@@ -71,6 +72,7 @@ def _items(c: Context) -> list[tuple[str, str, Quantity, frozenset, set[str], se
     return out
 
 
+_PREDICTION = re.compile(r"^[\s*_>-]*(?:expect\w*|predict\w*|after the fix|projected|estimated)\b", re.I)
 _KERNEL_COUNT = re.compile(r"(?:launch|launches|kernels?)$", re.I)
 
 
@@ -135,6 +137,10 @@ def _named_evidence(c: Context) -> list[str]:
         q = evidence_quantity(e.value, e.unit)
         ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
+        if (e.unit or "").strip() in ("x", "×") and all(f.family != "ratio" for f in vals) and \
+                not any(x.unit.strip() not in ("x", "×") for x in metric_values(e.meaning)[1:]):
+            continue  # "expect `smsp__inst_executed.sum` to drop ~8x": a factor is no count's or time's value, and
+            # no other number is written at the metric's name; the line's numbers are checked as prose
         qs = [q] + metric_values(e.meaning) + [st.result for st in chains(e.meaning) if st.ok]  # "a / b = 32"
         qs += [x for x in quantities(e.meaning) if bound_metric(e.meaning, x) == e.metric]  # "67,108,864 sectors
         # ..., and `..._bytes_per_sector_...ratio` is 4 bytes": the number written as the metric's value
