@@ -132,9 +132,6 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     if paced:  # "Expected outcome: about 10x faster kernel": the kernel's time falls
         slower = paced.group(1).lower() in ("slower", "longer")
         return f"{paced.group(2).lower()} time", "increase" if slower else "decrease"
-    timed = _timed_move(plain) if m is None else None
-    if timed:  # "expect each conv to go from ~2.6 ms to ~0.5-0.8 ms": a time, named by its values
-        return "time", timed
     metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1).strip() if m else None)
     direction = None
     sents = sentences(plain)
@@ -154,18 +151,6 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
             direction = _DIR_WORDS[d.group(1).lower()]
             break
     return _named(metric) if metric else metric, direction
-
-
-def _timed_move(plain: str) -> Optional[str]:
-    """The direction of the first move between two times the fix writes ("from ~2.6 ms to ~0.5 ms", "3.2 ms -> 1 ms"),
-    or None."""
-    for rx in (_FROM_TO, _ARROW):
-        for mv in rx.finditer(plain):
-            units = [re.match(r"[A-Za-zµμ]+", mv.groupdict().get(k) or "") for k in ("u1", "u2")]
-            fams = {family_and_factor(u.group(0))[0] for u in units if u}
-            if fams == {"time"} and _num(mv["a"]) != _num(mv["b"]):
-                return "increase" if _rises(mv) else "decrease"
-    return None
 
 
 def _named(metric: str) -> str:
