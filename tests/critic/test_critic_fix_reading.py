@@ -1,7 +1,8 @@
 """How the fix check reads the move a fix predicts (issue 10, item 3), on real H200 captures, each rule with a twin
 that goes the other way:
   - direction.py `_FROM_TO`: "from 17.8% to near 100%" is a move up, read before a later clause's verb ("and the
-    kernel to drop ..."); the same fix predicting a move down is refused (test_a_move_to_near_a_value).
+    kernel to drop ..."); the same fix predicting a move down is refused (test_a_move_to_near_a_value);
+  - form.py `_FIX_TAIL`: "**Change:** ..." then "**Metric:** ..." is one fix (test_the_metric_told_after_the_change_is_the_fix).
 """
 from __future__ import annotations
 
@@ -32,3 +33,31 @@ def test_a_move_to_near_a_value(case):
     assert up.checks["fix"], up.reasons
     down = _grid_answer(c, "near 2%")
     assert not down.checks["fix"] and any("SM-active fraction" in r for r in down.reasons), down.reasons
+
+
+def _labelled_answer(c, label: str):
+    m = c.metrics("row_sums")
+    conflicts = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
+    waves = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    return c.critique(
+        "**Bound:** shared-memory bank conflicts on the row reads keep `row_sums` "
+        f"{c.dg.roofline.gap:.2f}x above its DRAM floor.\n\n"
+        "**Evidence:**\n"
+        f"- `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum` = {waves:,.0f}, of which "
+        f"`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` = {conflicts:,.0f}.\n\n"
+        "**Mechanism:** the tile is `float tile[256][32]`, so every lane of a warp starts its row in the same bank and "
+        "each shared load is serialised 8 ways; that stretches every block and keeps the kernel above its floor.\n\n"
+        "**Change:** pad the tile to `float tile[256][33]` so the 32 lanes of a warp fall in 32 different banks.\n"
+        f"**{label}:** `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` from {conflicts / 1e6:.1f}M to ~0, "
+        "kernel time down ~1.8x (estimate).\n")
+
+
+def test_the_metric_told_after_the_change_is_the_fix(case):
+    """form._FIX_TAIL: "**Change:** ..." then "**Metric:** ... from 14.7M to ~0" is one fix in two labelled lines, so
+    the fix names its metric and direction. After a label that is not part of a fix ("**Aside:**") the same line is
+    not the fix's, and the fix names no metric."""
+    c = case("ho_smem_stride_reduce")
+    metric = _labelled_answer(c, "Metric")
+    assert metric.checks["fix"], metric.reasons
+    aside = _labelled_answer(c, "Aside")
+    assert any("names no metric" in r for r in aside.reasons), aside.reasons

@@ -167,6 +167,8 @@ def _unframe(text: str) -> str:
 _CHECKBOX = re.compile(r"^([ \t]*[-*+][ \t]+)\[[ xX]\][ \t]*", re.M)  # "- [x] **Bound:** host": a checklist item
 
 
+_FIX_TAIL = re.compile(r"^[\s#*_\d.)]*(?:metrics?|outcome|predict\w*|verif\w*|validat\w*|success|result|target|"
+                       r"what (?:should|will) (?:move|change))\b", re.I)
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.M | re.S)
 
 
@@ -177,6 +179,9 @@ def _parse_markdown(text: str) -> Answer:
     heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
     fences = [m.span() for m in _FENCE.finditer(text)]  # "# or: a.bfloat16() @ b" in a code block is no heading
     heads = [h for h in heads if not any(a < h[0] < b for a, b in fences)]
+    heads = [(a, b, "fix") if part == "other" and i and heads[i - 1][2] == "fix" and _FIX_TAIL.search(text[a:b]) else
+             (a, b, part) for i, (a, b, part) in enumerate(heads)]  # "**Change:** ..." then "**Metric:** ...": the
+    # metric that should move, told after the change, is the fix's
     heads = [h for i, h in enumerate(heads) if not (h[2] == "other" and i and heads[i - 1][2] != "other" and
                                                      not text[heads[i - 1][1]:h[0]].strip())]
     # "## What's limiting X" then "**Register spilling.** ...": the label opens the part's text
