@@ -47,14 +47,18 @@ DATA = Path(__file__).parent / "data"
 # sets from 22:03 UTC; blind32+33 were scored once blind at 80a5f5f (3/25, 9/20; 0/25, 13/20), their bounds that
 # score (blind33's then lowered to 11 false rejects by the next critic commit, after its reasons were read). All other
 # bounds are the counts at 80a5f5f (the older ones tightened to them).
+# Ninth session (2026-12-02, 00:36-03:36 UTC): blind34 and blind35 (48 answers each, by helpers that never read or ran
+# the critic) were scored once blind at 0d9f190 (4/27, 11/21; 1/26, 12/22) and at 53aa35d (4/27, 10/21; 1/26, 11/22),
+# and are development sets since 01:52 UTC. All bounds are the counts at 8baff88 (the older ones tightened to them).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
-           "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 5),
+           "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 4),
            "adversarial_blind22": (1, 6), "adversarial_blind23": (4, 2),
-           "adversarial_blind24": (3, 3), "adversarial_blind25": (0, 4),
-           "adversarial_blind26": (0, 10), "adversarial_blind27": (2, 10),
+           "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 3),
+           "adversarial_blind26": (0, 8), "adversarial_blind27": (2, 10),
            "adversarial_blind28": (0, 5), "adversarial_blind29": (1, 3),
-           "adversarial_blind30": (0, 5), "adversarial_blind31": (1, 6),
-           "adversarial_blind32": (3, 9), "adversarial_blind33": (0, 11)}
+           "adversarial_blind30": (0, 5), "adversarial_blind31": (1, 2),
+           "adversarial_blind32": (3, 8), "adversarial_blind33": (0, 7),
+           "adversarial_blind34": (4, 10), "adversarial_blind35": (1, 9)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
@@ -66,8 +70,8 @@ def test_adversarial_set_false_accepts_and_rejects(captures, set_name):
             for a in answers]
     # each set is reviewed in a process of its own: a process that loads thirteen sets' captures one after another
     # keeps gigabytes it no longer uses (the whole test suite must fit a 24 GiB machine)
-    run = subprocess.run([sys.executable, "-c", _WORKER], input=json.dumps(jobs), capture_output=True, text=True,
-                         check=False)
+    run = subprocess.run([sys.executable, "-c", _WORKER, str(DATA.parent.parent / "bench")], input=json.dumps(jobs),
+                         capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
     false_accepts, false_rejects, unreadable = [], [], []
     for a, (verdict, reasons) in zip(answers, json.loads(run.stdout)):
@@ -85,11 +89,13 @@ def test_adversarial_set_false_accepts_and_rejects(captures, set_name):
 _WORKER = """
 import json, sys
 from pathlib import Path
-from kernel_profiler.critic import AnswerFormatError, critique_text
+sys.path.insert(0, sys.argv[1])  # bench/: the files an answer cites, as bench/critic_score.py passes them
+from critic_score import critique_cited
+from kernel_profiler.critic import AnswerFormatError
 out = []
 for job in json.load(sys.stdin):
     try:
-        v = critique_text(Path(job["text"]).read_text(), job["paths"])
+        v = critique_cited(Path(job["text"]).read_text(), job["paths"])
         out.append([v.verdict, "; ".join(v.reasons)])
     except AnswerFormatError as e:
         out.append(["unreadable", str(e)])

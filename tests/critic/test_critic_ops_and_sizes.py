@@ -39,15 +39,19 @@ def _audit(v, written: str):
     return [n for n in v.numbers if n.written.startswith(written)]
 
 
-def _item_answer(c, calls: float, median_us: float):
+def _host_sync_answer(c, line: str):
+    """An `.item()`-per-iteration answer about py_item_sync whose one evidence line is `line`."""
     return c.critique(answer(
-        "The training step is host-bound: `.item()` blocks the host on every iteration.",
-        [f"The trace has {calls:.0f} `aten::item` calls, with a median of {median_us:.1f} us per `aten::item` "
-         "(trace.json.gz)"],
+        "The training step is host-bound: `.item()` blocks the host on every iteration.", [line],
         "Each `.item()` copies the loss to the host and waits for the stream to drain, so the host cannot queue the "
         "next iteration's kernels and the GPU idles between them.",
         "Accumulate the loss on the GPU and read it once per step; the number of `aten::item` calls should decrease "
         "10x and the step time decrease."))
+
+
+def _item_answer(c, calls: float, median_us: float):
+    return _host_sync_answer(c, f"The trace has {calls:.0f} `aten::item` calls, with a median of {median_us:.1f} us "
+                                "per `aten::item` (trace.json.gz)")
 
 
 def test_framework_op_statistics_are_facts(case):
@@ -118,12 +122,8 @@ def test_a_headline_far_from_the_metric_it_meets(case):
 
 
 def _sync_answer(c, median_us: float):
-    return c.critique(answer(
-        "The training step is host-bound: `.item()` blocks the host on every iteration.",
-        [f"In trace.json.gz, `cudaStreamSynchronize` takes a median of {median_us:.1f} us per call"],
-        "Each `.item()` copies the loss to the host and waits for the stream to drain, so the host cannot queue the "
-        "next iteration's kernels and the GPU idles between them.",
-        "Accumulate the loss on the GPU and read it once per step; the step time should decrease."))
+    return _host_sync_answer(c, f"In trace.json.gz, `cudaStreamSynchronize` takes a median of {median_us:.1f} us per "
+                                "call")
 
 
 def test_api_statistics_of_a_trace_beside_nsys_are_facts(case):
