@@ -50,6 +50,9 @@ DATA = Path(__file__).parent / "data"
 # Ninth session (2026-12-02, 00:36-03:36 UTC): blind34 and blind35 (48 answers each, by helpers that never read or ran
 # the critic) were scored once blind at 0d9f190 (4/27, 11/21; 1/26, 12/22) and at 53aa35d (4/27, 10/21; 1/26, 11/22),
 # and are development sets since 01:52 UTC. All bounds are the counts at 8baff88 (the older ones tightened to them).
+# blind36 and blind37 (48 answers each, written 02:07-02:12 UTC by helpers that never read or ran the critic) were
+# scored once blind at 8baff88 (1/27, 10/21; 3/27, 11/21; with 0d9f190: 1/27, 10/21; 2/27, 12/21) and never read:
+# their bounds are that score.
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 4),
            "adversarial_blind22": (1, 6), "adversarial_blind23": (4, 2),
@@ -58,7 +61,8 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind28": (0, 5), "adversarial_blind29": (1, 3),
            "adversarial_blind30": (0, 5), "adversarial_blind31": (1, 2),
            "adversarial_blind32": (3, 8), "adversarial_blind33": (0, 7),
-           "adversarial_blind34": (4, 10), "adversarial_blind35": (1, 9)}
+           "adversarial_blind34": (4, 10), "adversarial_blind35": (1, 9),
+           "adversarial_blind36": (1, 10), "adversarial_blind37": (3, 11)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
