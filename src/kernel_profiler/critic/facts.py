@@ -17,7 +17,7 @@ from itertools import combinations
 from typing import Iterable, Optional
 
 from .. import devices
-from ..artifacts.tables import Artifacts, KernelProfile
+from ..artifacts.tables import Artifacts, KernelProfile, Timeline
 from ..catalog import TENSOR_OPS
 from ..answer import Diagnosis, Roofline, TimelineSummary
 from ..analysis.intervals import rows_in
@@ -262,7 +262,8 @@ def _subset_sums(f: Facts) -> None:
 
 
 # ----------------------------------------------------------------------------- timeline
-def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> None:
+def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> Optional[Timeline]:
+    """The timeline facts of the engine's main timeline, which it returns."""
     from ..analysis.consistency import main_timeline  # the engine's choice of timeline (nsys first)
     from ..analysis.idle import blocking_calls
     from ..analysis.timeline import triage
@@ -334,7 +335,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         if s.step_ns_median is not None:
             f.program_times.append(s.step_ns_median)
     if tl is None or not len(tl.kernels):
-        return
+        return tl
     src, k = tl.source, tl.kernels
     for g in tl.gpus:
         for name, v in (("sm_count", g.sm_count), ("l2_bytes", g.l2_bytes), ("memory_bytes", g.memory_bytes)):
@@ -457,6 +458,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         f.add("timeline.first_step_ratio", step_ns[0] / float(np.median(step_ns[1:])), "ratio", src, None,
               "first step / median of later steps")
         f.program_times += [step_ns[0], float(np.median(step_ns[1:]))]
+    return tl
 
 
 def api_base(name: str) -> str:
@@ -464,38 +466,35 @@ def api_base(name: str) -> str:
     return re.sub(r"_v\d+$", "", name or "").strip()
 
 
+def _call_facts(f: Facts, name: str, calls: int, stats: dict[str, float], src: str, via: str) -> None:
+    """One host function's statistics: `api.<name>.calls` and `api.<name>.<stat>_ns` (mean, median, total, min,
+    max); such a fact matches only a sentence that names the function (concept api:<name>)."""
+    f.add(f"api.{name}.calls", int(calls), "count", src, None, f"calls in the capture ({via})")
+    for stat, v in stats.items():
+        how = "total host time in all calls" if stat == "total" else f"{stat} host time per call"
+        f.add(f"api.{name}.{stat}_ns", float(v), "time", src, None, f"{how} ({via})")
+
+
 def _api_facts(f: Facts, tl) -> None:
-    """Statistics of each CUDA runtime/driver API function over the capture (CUPTI runtime/driver activity):
-    `api.<function>.<stat>`; such a fact matches only a sentence that names the function (concept api:<name>)."""
+    """Statistics of each CUDA runtime/driver API function over the capture (CUPTI runtime/driver activity)."""
     api = tl.api
     if not len(api) or "name" not in api:
         return
     dur = (api["end_ns"] - api["start_ns"]).astype(float)
     for name, grp in dur.groupby(api["name"].fillna("").map(api_base)):
-        if not name:
-            continue
-        src = tl.source
-        f.add(f"api.{name}.calls", len(grp), "count", src, None, "calls in the capture (CUPTI API activity)")
-        for stat, v in (("mean", grp.mean()), ("median", grp.median()), ("total", grp.sum()), ("min", grp.min()),
-                        ("max", grp.max())):
-            how = "total host time in all calls" if stat == "total" else f"{stat} host time per call"
-            f.add(f"api.{name}.{stat}_ns", float(v), "time", src, None, f"{how} (CUPTI API activity)")
+        if name:
+            _call_facts(f, name, len(grp), {"mean": grp.mean(), "median": grp.median(), "total": grp.sum(),
+                                            "min": grp.min(), "max": grp.max()}, tl.source, "CUPTI API activity")
 
 
 def _op_facts(f: Facts, tl) -> None:
-    """The same statistics for each framework op of a PyTorch profiler trace (Kineto cpu_op, `aten::item`):
-    `api.aten::item.calls`, `api.aten::item.mean_ns`, ...; matched only by a sentence that names the op."""
-    ops = getattr(tl, "ops", None)
-    if ops is None or not len(ops):
-        return
-    for name, calls, total, med, lo, hi in ops[["name", "calls", "total_ns", "median_ns", "min_ns", "max_ns"]].itertuples(
-            index=False):
-        if not name or not calls:
-            continue
-        f.add(f"api.{name}.calls", int(calls), "count", tl.source, None, "calls in the trace (Kineto cpu_op)")
-        for stat, v in (("mean", total / calls), ("median", med), ("total", total), ("min", lo), ("max", hi)):
-            how = "total host time in all calls" if stat == "total" else f"{stat} host time per call"
-            f.add(f"api.{name}.{stat}_ns", float(v), "time", tl.source, None, f"{how} (Kineto cpu_op)")
+    """The same statistics for each framework op of a PyTorch profiler trace (Kineto cpu_op, `aten::item`), from
+    the reader's per-op table: `api.aten::item.calls`, `api.aten::item.median_ns`, ..."""
+    for name, calls, total, med, lo, hi in tl.ops[["name", "calls", "total_ns", "median_ns", "min_ns",
+                                                   "max_ns"]].itertuples(index=False):
+        if name and calls:
+            _call_facts(f, name, calls, {"mean": total / calls, "median": med, "total": total, "min": lo, "max": hi},
+                        tl.source, "Kineto cpu_op")
 
 
 def _rank_facts(f: Facts, d: Diagnosis) -> None:
@@ -623,9 +622,7 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         had = f.spills.get(key, (0, 0))  # a ptxas log and a resource-usage dump of one kernel: keep what either says
         f.spills[key] = (max(had[0], r.stack_bytes or 0),
                          max(had[1], (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0)))
-    _timeline_facts(f, arts, diagnosis.timeline)
-    from ..analysis.consistency import main_timeline
-    main = main_timeline(arts.timelines)
+    main = _timeline_facts(f, arts, diagnosis.timeline)
     for tl in arts.timelines:  # a PyTorch profiler trace beside an nsys capture (another run of the program): its
         _op_facts(f, tl)  # op and API statistics are facts of that artifact too
         if tl is not main:

@@ -20,7 +20,7 @@ from typing import Optional
 from .concepts import GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
 from .match import candidates, close, counts, describes, is_ceiling, several_kernels
-from .numbers import BARE, METRIC_TOKEN, Quantity, metric_tokens, scrub, to_quantity
+from .numbers import BARE, METRIC_TOKEN, QTY, Quantity, family_and_factor, metric_tokens, scrub, to_quantity
 from .use import Use
 
 # clause boundaries: punctuation, dashes, and the conjunctions that start another statement
@@ -66,12 +66,16 @@ def source_size(sentence: str, q: Quantity) -> bool:
 def source_size_at(text: str, start: int) -> bool:
     """`source_size` for the number written at text[start:] ("repeated 128 times", "the 160 floats kept live")."""
     return bool(_SOURCE_SIZE.match(text[start:start + 40]) or _REPEATED.search(text[max(0, start - 30):start]) or
-                (_BARE_INTEGER.match(text[start:start + 24]) and _DIMENSION.search(text[max(0, start - 40):start])))
+                (_counted_integer(text, start) and _DIMENSION.search(text[max(0, start - 40):start])))
 
 
-# "8191", "4096 rows", not "8191 ms", "8191 bytes", "4.2" or "32%"
-_BARE_INTEGER = re.compile(r"\d[\d,]*(?![\d.]|\s*(?:%|(?:[kKMGT]?i?B|bytes?|[mnuµμ]?s|sec\w*|[kMGT]?Hz|FLOPs?|"
-                           r"cycles?)(?![A-Za-z])|/))")
+def _counted_integer(text: str, start: int) -> bool:
+    """Whether the number written at text[start:] is a whole count ("8191", "4096 rows"), not a time, a size in
+    bytes, a share or a fraction ("8191 ms", "8191 bytes", "32%", "4.2"), by the units numbers.py reads."""
+    q = QTY.match(text, start)
+    m = q if q is not None and q.start() == start else BARE.match(text, start)
+    return m is not None and "." not in m["num"] and not m["exp"] and \
+        (m.re is BARE or family_and_factor(m["unit"])[0] == "count")
 
 
 def written_at(text: str, value: float) -> Optional[int]:
