@@ -153,6 +153,22 @@ def _named_evidence(c: Context) -> list[str]:
     return out
 
 
+def _bound_miss(c: Context, sentence: str, q: Quantity, kernels: set[str], use: Use) -> Optional[Fact]:
+    """The measured value of the metric a number is written as the value of ("`metric` = 4.79 TB/s", "`metric`: 99.6%"),
+    when the number is not it; None when it is, when the number is a predicted target, or when the captures hold that
+    metric in no family of the number (a factor, a count of something else)."""
+    name = bound_metric(sentence, q)
+    if not name or use.predicted or use.bound:
+        return None
+    fs = c.facts.by_metric.get(name) or [f for m, g in c.facts.by_metric.items() if m.startswith(name + ".") for f in g]
+    fs = [f for f in fs if f.kernel is None or f.kernel in kernels]
+    fams = {fam: (v, t) for fam, v, t in candidates(q)}
+    fs = [f for f in fs if f.family in fams]
+    if not fs or any(close(f.value, v, t) for f in fs for fam, v, t in candidates(q) if fam == f.family):
+        return None
+    return min(fs, key=lambda f: abs(f.value - fams[f.family][0]))
+
+
 def _measures(q: Quantity, kernels: set[str], facts: Facts) -> bool:
     """Whether a number is some measured value of the captures (any metric) for the kernels in scope."""
     return any(f.family == fam and close(f.value, v, t) and (f.kernel is None or f.kernel in kernels)
@@ -182,6 +198,13 @@ def check_numbers(c: Context) -> list[str]:
                                    cs | unit_concepts(q.unit), "ratio" if q.family == "pct" else q.family))
     out = list(named)
     for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
+        held = _bound_miss(c, s, q, ks, use) if where != "fix" else None
+        if held is not None:  # "`dram__bytes.sum.per_second` = 4.79 TB/s": the value of the metric it is written as,
+            # whatever else it happens to equal (the datasheet bandwidth, a ratio of two cited values)
+            c.audit.append(NumberAudit(written=q.written, where=where))
+            out.append(f"The number '{q.written}' in the {where} is written as the value of `{held.metric}`, which "
+                       f"the capture holds as {held.value:.4g} ({held.artifact}): quote the measured value.")
+            continue
         if f is not None:
             c.audit.append(NumberAudit(written=q.written, where=where, fact=f.describe(), derivation=f.derivation))
             continue

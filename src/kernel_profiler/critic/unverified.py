@@ -147,7 +147,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 continue  # "steps 2-5 = 0.56-0.71 ms": the ends are single items, not the median of all of them
             named = f.metric in tokens or (use.achieved and f.family != "ratio") or \
                 any(x.startswith("api:") for x in f.concepts & concepts) or \
-                (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units))  # "132 blocks"
+                (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units)) or \
+                (f.metric == "timeline.gpu_busy_fraction" and _gpu_busy(base))  # "132 blocks", "GPU busy 13%"
             if not named and f.kernel is None and not (program_specific and program_specific <= f.concepts):
                 continue  # a program-level value (a window, a step, a count of steps) has many readings: its metric,
                 # an API, an achieved rate or words that all describe it ("the median gap between kernels") pin it
@@ -239,6 +240,18 @@ def _other_artifact(f: Fact, sentence: str) -> bool:
 _OFFSET = re.compile(r"(?:\+|\bat\s+t\s*=\s*)$")  # "at +0.04 ms": a time stamp within a span, not a duration
 
 
+_GPU_BUSY = re.compile(r"\bGPU(?:[- ]side)?\s+(?:(?:is|was|stays|sits|only|just|kept)\s+){0,2}(?:busy|utili[sz]\w*|active)\b|"
+                       r"\b(?:busy|utili[sz]ation|active)\s+(?:fraction\s+)?(?:of\s+)?(?:the\s+)?GPU\b", re.I)
+_UNIT_WORDS = re.compile(r"\b(?:DRAM|HBM|SMs?|pipe|tensor|L[12]|memory|copy|copies|PCIe|NVLink|rank|ranks|per[- ]rank|"
+                         r"kernel|kernels)\b", re.I)
+
+
+def _gpu_busy(clause: str) -> bool:
+    """Whether a clause names the whole GPU's busy fraction ("GPU busy 13.1 %", "the GPU is busy only 17%"), not a
+    unit's (DRAM, an SM pipe), a rank's or one kernel's share."""
+    return bool(_GPU_BUSY.search(clause)) and not _UNIT_WORDS.search(clause)
+
+
 _LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts
 _HOST_SIDE = re.compile(r"\bcalls?\b|\bAPI\b|overhead|\bhost\b|\bCPU\b|dispatch", re.I)
 _KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
@@ -289,6 +302,7 @@ def bound_metric(sentence: str, q: Quantity) -> Optional[str]:
     last = None
     for m in METRIC_TOKEN.finditer(before):
         last = m
-    if last is None or not _BINDS.search(before[last.end():]) or len(before) - last.end() > 6:
+    between = before[last.end():].replace("*", "") if last is not None else ""  # "`metric` = **4.79 TB/s**"
+    if last is None or not _BINDS.fullmatch(between) or len(between) > 6:  # "(`metric`): 32.1 per ...": a gloss
         return None
     return last.group(0).replace(" ", "")

@@ -1,0 +1,51 @@
+"""Numbers held to what they are written as (issue 10, item 1: facts with provenance), on real H200 captures, each
+rule with a twin that goes the other way:
+  - unverified.py `bound_metric` and number_check.py `_bound_miss`: a number written as a named metric's value
+    ("`dram__bytes.sum.per_second` = **4.79 TB/s**") is held to that metric, whatever else it equals (the device's
+    bandwidth, a ratio of two cited values) (test_a_value_written_at_a_metric_name_is_that_metric);
+  - unverified.py `_gpu_busy`: "GPU busy N%" pins the program's busy fraction
+    (test_the_gpu_busy_fraction_is_pinned_by_its_words).
+"""
+from __future__ import annotations
+
+from critic_case import answer, case  # noqa: F401 (the fixture)
+
+from kernel_profiler.critic import facts_for
+
+
+def _vec_answer(c, rate: float, busy: float):
+    m = c.metrics("scale_vec4")
+    us = m["gpu__time_duration.sum"] / 1e3
+    return c.critique(answer(
+        f"`scale_vec4` is at its memory roofline: {us:.0f} us per launch.",
+        [f"gpu__time_duration.sum = {us:.1f} us (ncu)",
+         f"GPU busy {busy:.1f}% of the steady window (nsys)"],
+        f"ncu reports `dram__bytes.sum.per_second` = **{rate / 1e12:.2f} TB/s**, so the kernel streams its bytes as "
+        "fast as HBM delivers them; no change to the kernel can shorten it, only fewer bytes can.",
+        "Leave the kernel; fuse the scale into its consumer so the bytes are not moved twice: kernel time per step "
+        "should fall (estimate)."))
+
+
+def test_a_value_written_at_a_metric_name_is_that_metric(case):
+    """unverified.py `bound_metric` and number_check.py `_bound_miss`: "`dram__bytes.sum.per_second` = **4.79 TB/s**"
+    is that metric's value, refused when the capture holds another, although 4.79 TB/s is close to the device's
+    bandwidth (a ceiling presented as the measurement); the measured value passes."""
+    c = case("cu_vec_copy")
+    rate = c.metrics("scale_vec4")["dram__bytes.sum.per_second"]
+    busy = c.dg.timeline.busy_fraction * 100
+    assert not any("written as the value" in r for r in _vec_answer(c, rate, busy).reasons)
+    bandwidth = next(f.value for f in facts_for(c.arts, c.dg).items if f.metric == "device.dram_bandwidth")
+    fab = _vec_answer(c, bandwidth * 0.998, busy)
+    assert any("written as the value of `dram__bytes.sum.per_second`" in r for r in fab.reasons), fab.reasons
+
+
+def test_the_gpu_busy_fraction_is_pinned_by_its_words(case):
+    """unverified.py `_gpu_busy`: "GPU busy N% of the steady window" names the whole GPU's busy fraction, a
+    program-level value its words pin: 0.6x the measured fraction is refused (before, a program-level value was
+    pinned only by its metric name or words more specific than 'busy', and any busy fraction passed unverified)."""
+    c = case("cu_vec_copy")
+    rate = c.metrics("scale_vec4")["dram__bytes.sum.per_second"]
+    busy = c.dg.timeline.busy_fraction * 100
+    assert not any("gpu_busy_fraction" in r for r in _vec_answer(c, rate, busy).reasons)
+    wrong = _vec_answer(c, rate, busy * 0.6)
+    assert any("gpu_busy_fraction" in r for r in wrong.reasons), wrong.reasons
