@@ -243,7 +243,8 @@ def implicit(sentence: str, q: Quantity, unit_share: bool = False) -> Optional[s
             same = a.q.family == b.q.family
             if unit_share and a.q.family in ("bytes", "count"):
                 continue
-            tries = [(a.si / b.si, "ratio")] if same or q.family in ("time", "bytes", "byte_rate", "flop_rate") else []
+            tries = [(x.si / y.si, "ratio") for x, y in [(a, b), (_binary(a), b), (a, _binary(b))]] \
+                if same or q.family in ("time", "bytes", "byte_rate", "flop_rate") else []  # "1 GiB -> 16 MB (64x)"
             if same:
                 tries += [(a.si - b.si, "difference"), (a.si + b.si, "sum"), (1 - a.si / b.si, "complement")]
             tries.append((a.si * b.si, "product"))
@@ -268,12 +269,17 @@ def implicit_miss(sentence: str, q: Quantity, within: float = 0.5) -> Optional[s
              if a is not b and a.q.family == b.q.family and a.q.family in _DIMS and target and a.si > b.si]
     if approx and any(abs(target / v - 1) <= APPROX_TOL for _, _, v in pairs):
         return None
+    if _AT_LEAST.match(t, q.end) or _AT_LEAST_BEFORE.search(t[max(0, q.start - 14):q.start]):
+        if any(v >= target * (1 - APPROX_TOL) for _, _, v in pairs):  # "~10x+" for 3.87 ms -> 0.3 ms: at least 10x
+            return None
     for a, b, v in pairs:
         if abs(target / v - 1) <= within:
             return f"{a.q.written} / {b.q.written} = {v:.3g}"
     return None
 
 
+_AT_LEAST = re.compile(r"\+|\s?or (?:more|better)\b")  # "10x+", "10x or more"
+_AT_LEAST_BEFORE = re.compile(r"(?:>|≥|>=|\bat least|\bover|\bmore than)\s*~?\s*$", re.I)
 _APPROX = re.compile(r"(~|≈|\babout|\broughly|\baround|\bnearly|\balmost|\bsome|\bclose to|\bapprox\w*\.?)\s*$", re.I)
 _IN_RANGE = re.compile(r"\d\s?(?:-|–|to)\s?$")
 _RANGE_TAIL = re.compile(r"\s?(?:-|–|to)\s?\d")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .metric_kinds import metric_direction
 from .numbers import METRIC_TOKEN, family_and_factor, sentences
 
 # a setting of the launch or the build: the change itself, not a measured effect of it
@@ -20,7 +21,19 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "down": "decrease", "fall": "decrease", "fewer": "decrease", "less": "decrease", "shrink": "decrease",
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
               "halve": "decrease", "vanish": "decrease"}
-_DIR_RE = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
+_DIR_WORD = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
+_MOTION = re.compile(r"\b(?:go(?:es|ing)?|went|gone|move[sd]?|climb\w*|jump\w*|ramp\w*|push\w*|bring\w*|come[s]?|"
+                     r"ris\w*|shoot\w*|get[s]?)\s+$", re.I)
+
+
+def _dir_search(text: str) -> Optional[re.Match]:
+    """The first direction word of a text; "up to ~46%" bounds a size (at most) and says no rise, unless a verb of
+    motion moves it ("goes up to 46%")."""
+    for m in _DIR_WORD.finditer(text):
+        if m.group(1).lower() == "up" and re.match(r"\s+to\b", text[m.end():]) and not _MOTION.search(text[:m.start()]):
+            continue
+        return m
+    return None
 _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?%)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)\w+)?|"
@@ -38,7 +51,7 @@ _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)
 def clause_direction(clause: str) -> Optional[str]:
     """The direction the clause states first: a move from one value to another, or a direction word."""
     moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and _num(m["a"]) != _num(m["b"])]
-    d = _DIR_RE.search(clause)
+    d = _dir_search(clause)
     w = _FROM_TO_WORD.search(clause)
     arrow = _UP_DOWN.search(clause)
     first = min(moves + [x for x in (d, w, arrow) if x], key=lambda m: m.start(), default=None)
@@ -100,6 +113,10 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
     found += [(m, m.group(1).strip()) for m in _OUTCOME.finditer(plain)
               if not any(a < m.end() and m.start() < b for a, b in named) and not _QUALIFIER.match(m.group(1))
               and not re.match(r"[~≈]?\d[\d.,]*(?:-\d[\d.,]*)?\s", m.group(1))]  # "~145 -> ~550-700 TFLOP/s": a value's unit, not a name
+    asides = [m.span() for m in re.finditer(r"\([^()]*\s[/÷=]\s[^()]*\)", plain)]  # a formula in parentheses
+    named_outside = [(m, n) for m, n in found if not any(a < m.start() < b for a, b in asides)]
+    found = named_outside or found  # "GPU busy fraction (kernel time / wall time of the loop) should rise": the
+    # names in a formula define the metric before it, the move after the formula is that metric's
     starts = sorted(m.start() for m, _ in found)
     moves = []
     for m, name in found:
@@ -146,11 +163,40 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
             direction = "increase" if _rises(ft) else "decrease"
             break
         after = s[s.index(m.group(0)) + len(m.group(0)):] if m and m.group(0) in s else s
-        d = _DIR_RE.search(after) or _DIR_RE.search(s)
+        d = _dir_search(after) or _dir_search(s)
         if d:
             direction = _DIR_WORDS[d.group(1).lower()]
             break
+    if metric is None or direction is None:
+        named = _named_move(plain)
+        if named:
+            return named
     return _named(metric) if metric else metric, direction
+
+
+_STOP = re.compile(r"^(?:expect\w*|should|will|would|and|or|so|the|with|then|its|their|a|an|see|watch|metrics?|"
+                   r"predict\w*|take|takes|bring\w*|drops?|falls?|goes|go|moves?|plus|also|both)$", re.I)
+
+
+def _named_move(plain: str) -> Optional[tuple[str, str]]:
+    """A move written right after the words that name what moves ("local loads 33.55M -> 0", "threads/inst 4.28 → ~32",
+    "`collective_enter_lag` 10.6 ms -> ~0"): those words, when they name a metric of a known kind, and the move's
+    direction."""
+    moves = sorted((m for m in (*_ARROW.finditer(plain), *_FROM_TO.finditer(plain)) if _num(m["a"]) != _num(m["b"])),
+                   key=lambda m: m.start())
+    for m in moves:
+        head = re.split(r"[.;:,()\n=]|\s[-–—]\s", plain[:m.start()])[-1]
+        words = re.findall(r"[\w/'’%-]+", head)
+        while words and _STOP.match(words[0]):
+            words = words[1:]
+        name = " ".join(words[-3:])
+        if name and not re.search(r"\d", name) and (METRIC_TOKEN.search(name) or _kind(name)):
+            return name, "increase" if _rises(m) else "decrease"
+    return None
+
+
+def _kind(name: str) -> bool:
+    return metric_direction(name) is not None
 
 
 def _named(metric: str) -> str:

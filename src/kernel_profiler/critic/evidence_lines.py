@@ -3,6 +3,7 @@ evidence section (bullets with their wrapped continuations, table rows, or sente
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ..answer import Evidence
 from .arithmetic import chains
@@ -32,6 +33,11 @@ def _headline(line: str, nums: list[Quantity]) -> Quantity:
     for st in chains(line) if metric and "/" in metric.group(0) else ():  # a ratio of two metrics, worked out
         if st.ok and st.operands[0].start == nums[0].start:
             return next((q for q in nums if q.start == st.result.start), nums[0])
+    cell = _value_cell(line)  # "| useful bytes per 32-B sector | 4.0 | `metric` |": the value column's number
+    if cell is not None:
+        first = next((q for q in nums if q.start >= cell), None)
+        if first is not None:
+            return first
     t = scrub(line)  # "copies a 256×32 float tile ...": the factors of a shape are no measurement
     def factor(q: Quantity) -> bool:
         if q.unit and q.unit not in ("x", "×") and family_and_factor(q.unit)[0] == "count":
@@ -42,9 +48,21 @@ def _headline(line: str, nums: list[Quantity]) -> Quantity:
     return next((q for q in nums if not factor(q)), nums[0])
 
 
+def _value_cell(line: str) -> Optional[int]:
+    """Where the first cell after a table row's label that opens with a number starts, or None (not a table row)."""
+    if not line.lstrip().startswith("|"):
+        return None
+    at = line.index("|") + 1
+    for i, cell in enumerate(line[at:].split("|")):
+        if i and re.match(r"\s*[*~≈]*\s*\d", cell):
+            return at + len(cell) - len(cell.lstrip())
+        at += len(cell) + 1
+    return None
+
+
 def metric_values(line: str) -> list[Quantity]:
     """The numbers of an evidence line that may be its metric's value: the first one, and the one written at the
-    metric's name: right after it (`metric` = 4) or right before it with only words between (4 useful bytes
+    metric's name: right after it (`metric` = 4) and right before it with only words between (4 useful bytes
     (`metric`), **56.0 us** (`metric`), 928 us by ncu's `metric`)."""
     metric_m = METRIC_TOKEN.search(line.replace("`", " "))
     scrubbed = scrub(line)
@@ -58,7 +76,7 @@ def metric_values(line: str) -> list[Quantity]:
         before = [q for q in nums if q.end <= a and re.fullmatch(r"[*\s]*[A-Za-z/ ,'’-]{0,30}?[\s(\[*]*",
                                                                   scrubbed[q.end:a])]  # "**56.0 us** (`metric`)",
         # "4.0 bytes used per sector, `metric`", "928 us by ncu's `metric`"
-        picked += after[:1] or before[-1:]
+        picked += after[:1] + before[-1:]  # "10 warp instructions (`metric`), 2.08 us": the one before, too
     return picked
 
 

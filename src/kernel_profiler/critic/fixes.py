@@ -18,6 +18,7 @@ from .. import catalog
 from ..analysis.kernels import is_library_kernel
 from ..catalog import CATALOG
 from .direction import SETTING as _SETTING, clause_direction
+from .metric_kinds import PIPE as _PIPE, metric_direction
 from .match import kernel_mentions
 from .numbers import METRIC_TOKEN
 from .unverified import ruled_out
@@ -25,18 +26,8 @@ from .unverified import ruled_out
 if TYPE_CHECKING:
     from .context import Context
 
-# the kinds of metric, first match wins: (pattern, direction toward the roofline)
-_RATE = re.compile(r"bytes?[ _]per[ _]sector|activity|useful bytes|per[_ ]second|/s\b|bandwidth|throughput|utili[sz]|busy|"
-                   r"active|occupancy|issue|\bipc\b|efficien|hit[ _]rate|threads?[ _]per[ _]inst|thread_inst_executed_per|clock|flops?/s|"
-                   r"tflop|speed|\brate\b|pct_of_peak|% of (?:the )?peak|fraction of peak|sol\b", re.I)
-_COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
-                   r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|cop(?:y|ies)|"
-                   r"passes|atom|_red\b|divergen|calls|count", re.I)
 # work done per second or per byte moved: rises toward the roofline, whatever it counts ("tokens per second")
 _THROUGHPUT = re.compile(r"per[_ ]second|/s\b|\bintensity\b|FLOPs? per (?:DRAM )?byte|FLOP/B\b", re.I)
-# one pipe's or one cache's share of its peak (see metric_direction)
-_PIPE = re.compile(r"pipe_(?!tensor)|\b(?:XU|FMA|ALU|FP64|LSU|MIO)(?: pipe|(?= (?:utili[sz]ation|busy|activity)))|^(?:lts|l1tex)__throughput|"
-                   r"\b(?:L2|L1|L1TEX) (?:cache )?(?:throughput|utili[sz]ation|busy)", re.I)
 # the resource a metric measures (a memory-bound cause is not fixed by fewer instructions, and the reverse)
 _RESOURCE = {"compute": re.compile(r"inst|issue|pipe|flop|fma|tensor|\bipc\b", re.I),
              "memory": re.compile(r"dram|bytes|sector|\bl2\b|lts__|l1tex|traffic|hit[ _]rate|memory throughput", re.I)}
@@ -49,20 +40,6 @@ _SPEEDUP = re.compile(r"(\d+(?:\.\d+)?)\s?(?:x|×)\s*(?:faster|speed-?up|shorter
 
 
 _ENGINE_NAME = re.compile(r"(?:multirank|timeline|telemetry|rank|derived|sass|device|nvtx)\.\w")  # kernel-profiler's own
-
-
-def metric_direction(metric: str) -> Optional[str]:
-    """The way a metric moves toward the roofline by its kind (a rate rises, a cost falls); None for neither, and
-    for one pipe's or one cache's utilization: it falls when the fix takes wasted work off that unit (conversions
-    off XU, a GEMM off the FMA pipe onto tensor cores, wasted sectors or spills off L2) and rises when it feeds the
-    limiting unit better."""
-    if _PIPE.search(metric):
-        return None
-    if _RATE.search(metric):
-        return "increase"
-    if _COST.search(metric):
-        return "decrease"
-    return None
 
 
 def _resource(metric: str) -> Optional[str]:

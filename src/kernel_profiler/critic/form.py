@@ -24,7 +24,7 @@ from .roles import BOUND as _BOUND, VERDICT as _VERDICT, opens_with_a_change, re
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
          r"why|root cause|cause|short version|tl;?dr|expected(?: (?:effect|impact|result|gain|speed-?up))?)")
-_KEYS = [("bottleneck", re.compile(r"^(bottleneck|short (version|answer)|tl;?dr|summary|verdict|what limits|bottom line|"
+_KEYS = [("bottleneck", re.compile(r"^(bottleneck|short (version|answer)|tl;?dr|(?:executive |management )?summary|verdict|what limits|bottom line|"
                                    r"diagnosis|status|conclusion|the answer|answer|limiter|the (problem|limit)|problem|"
                                    r"headline|in (short|brief)|what'?s (slow|wrong|limiting))", re.I)),
          ("evidence", re.compile(r"^(evidence|numbers|measurements?|measured|data|proof|observations?|findings|"
@@ -44,7 +44,7 @@ _FIX_WORDS = re.compile(r"^(\w+ )?(fix|change)\b|^(expect\w*|recommend\w*|what t
                         r"fix(es)?|experiments?|patch(es)?)|action items?|mitigations?|remediation|treatment|cure|the plan|"
                         r"what to try|(what )?(\w+ ){0,2}(is|are|am) going to (try|do|change))", re.I)
 # a bold label in other words with its text on the same line ("**Key numbers:** ...", "**What I'd suggest:** ...")
-_BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?:\*\*|__)(?P<w>(?:[^*_\n:`]|`[^`\n]{1,40}`){1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
+_BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*|[-*+•][ \t]+)?(?:\*\*|__)(?P<w>(?:[^*_\n:`]|`[^`\n]{1,40}`){1,60}?)[ \t]*:?[ \t]*(?:\*\*|__)[ \t]*:?[ \t]*",
                          re.M)
 # a plain label in other words opening a line, its text after the colon
 _PLAIN_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?P<w>[A-Za-z][^:\n]{0,100}?)[ \t]*:(?:[ \t]+(?=\S)|[ \t]*$)", re.M)
@@ -70,7 +70,10 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
     out = []
     for m in _BOLD_LABEL.finditer(text):
         words = m.group("w").strip()
-        part = _part_of(words)
+        part = _part_of(words) or ("bottleneck" if re.fullmatch(r"(?:the )?bound", words.rstrip(".:"), re.I) else None)
+        # "**Bound:** memory": the verdict (a plain "bound: host." opens a terse note's line, see _terse)
+        if re.match(r"[ \t]*[-*+•][ \t]+", m.group(0)) and not re.search(r"[:.][ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:", m.group(0)):
+            continue  # "- **Kernel median 736 ns** (...)": a bullet's emphasis; "- **Fix:** ...", "- **Change.**" label it
         if len(words.split()) <= 8 and (part is not None or re.fullmatch(r"[A-Z][\w '’-]*[.:]?", words.rstrip(".:"))):
             out.append((m.start(), m.end(), part or "other"))  # "**Arithmetic.**": a section of its own
     taken = {a for a, _, _ in out}
@@ -97,7 +100,21 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
         level = len(m.group(0).lstrip()) - len(m.group(0).lstrip().lstrip("#"))
         if part is not None or (m.group("h") and level <= top):  # "## Where the time goes": a section of its own,
             out.append((m.start(), m.end(), part or "other"))  # unless it is a subsection of a part ("### nsys")
-    return out
+    return out + _sibling_bullets(text, out)
+
+
+_BULLET_LINE = re.compile(r"^([ \t]*)[-*+•][ \t]+", re.M)
+
+
+def _sibling_bullets(text: str, heads: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """In a list of labelled bullets ("- **Limiter:** ...", "- **Fix:** ..."), a bullet of the same list without a
+    label is a section in other words: it does not belong to the labelled bullet before it."""
+    starts = {a for a, _, _ in heads}
+    bullets = list(_BULLET_LINE.finditer(text))
+    parts = {a for a, _, p in heads if p != "other"}  # the bullets labelled with a part's name
+    labelled = {len(m.group(1)) for m in bullets if m.start() in parts}
+    return [(m.start(), m.end(), "other") for m in bullets
+            if len(m.group(1)) in labelled and m.start() not in starts]
 
 
 def parse_answer(text: str) -> Answer:
@@ -212,7 +229,9 @@ def _parse_markdown(text: str) -> Answer:
         sections["bottleneck"] = (title.group(1) or title.group(2)).strip()  # "### refine: divergent trip counts"
     other = sections.pop("other", "")
     if other:  # a section in other words ("**Arithmetic.**", "**Gap to the roofline:**") after the first part explains
-        sections["mechanism"] = (sections.get("mechanism", "") + "\n\n" + other).strip()
+        why = sections.get("mechanism") or _explaining(sections.get("bottleneck", ""))  # "**Bound:** compute. The
+        # HMMA pipe is busy 93% ...": without a mechanism part, the verdict's own explanation is the mechanism's start
+        sections["mechanism"] = (why + "\n\n" + other).strip()
     if other and not sections.get("evidence") and len([x for x in sentences(other) if numbers_of(x)]) >= 2:
         sections["evidence"] = other  # "**Duration:** 143.6 us ...", "**Memory:** ...": measurements in other words
     if not heads:
@@ -240,6 +259,12 @@ def _parse_markdown(text: str) -> Answer:
     return Answer(kernel=kern.group(1) if kern else None, bottleneck=sections.get("bottleneck", ""),
                   evidence=parse_evidence(sections.get("evidence", "")), explanation=sections.get("mechanism", ""),
                   fix=Fix(change=fix, metric=metric, direction=direction) if fix.strip() else None)
+
+
+def _explaining(bottleneck: str) -> str:
+    """What a bottleneck part says after its verdict sentence (empty for a one-sentence verdict)."""
+    said = sentences(bottleneck)
+    return " ".join(said[1:]) if len(said) > 1 else ""
 
 
 _FIX_HINT = re.compile(r"\b(should|could|would|expect\w*|I['’]?d|recommend\w*|leave it|switch|replace|use)\b", re.I)
