@@ -140,7 +140,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "mean more cudaMalloc/cudaFree calls per step, each blocking: allocate once and reuse (or a "
                   "stream-ordered pool)")),
     _e("startup_dominated", "host", "start-up and one-time work", "program", _T + "startup_finding", "sig_startup",
-       r"start-?up|one-time|warm-?up|initiali[sz]ation",
+       r"start-?up|one-time|warm-?up|initiali[sz]ation|(?:lazy|module|library) loading|\bJIT\b|compilation",
        {"": "Build, upload and warm up before timing; time many steady-state steps and report their median.",
         "onetime": "Keep it out of measurements and pay it once: {advice}."},
        (r"first_step|startup|step", "decrease")),

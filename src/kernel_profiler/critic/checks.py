@@ -185,7 +185,7 @@ def check_bound(c: Context) -> list[str]:
     if b == "host" and len(c.facts.diagnosis.ranks if c.facts.diagnosis else []) >= 2:
         return _host_of_ranks(c)
     busy = f"GPU busy {s.busy_fraction:.0%} of the {s.window_ns / 1e6:.1f} ms steady window"
-    if c.claimed == "startup_dominated" and v in ("host", "transfer") and s.window_ns:
+    if c.claimed == "startup_dominated" and v in ("host", "transfer", "kernel") and s.window_ns:
         return [f"The answer blames start-up, but the timeline's steady state is {v}-bound ({busy}): the "
                 f"{s.startup_ns / 1e9:.2f} s of start-up is paid once, the steady window is what a longer run repeats."]
     if v == "transfer" and b in ("memory", "near_peak") and on_device(s):

@@ -31,7 +31,7 @@ from .unverified import ruled_out
 _ASSERT_BEFORE = re.compile(
     r"\b(?:limited|bound|dominated|slowed(?: down)?|throttled|capped|gated|held back|starved|bottlenecked|governed|"
     r"set|dictated) (?:by|on)\b|-bound\b|\bbound\b|\bbottleneck(?:ed)?\b|\blimiter\b|\b(?:stall|wait)(?:s|ing|ed)? "
-    r"(?:on|for)\b|\bbecause(?: of)?\b|\bdue to\b|\bcaused by\b|\bcomes? from\b|\bsuffers? from\b|"
+    r"(?:on|for)\b|\bbecause(?: of)?\b|\bdue to\b|\bcaused by\b|\bcomes? from\b|\bsuffer(?:s|ed|ing)?(?: from)?\b|\bincur(?:s|red|ring)?\b|"
     r"\bspends?\b|\bcosts?\b|\b(?:signature|symptom|hallmark|sign) of\b|\b(?:classic|textbook|typical)\b|"
     r"\bis\b|\bare\b", re.I)
 _ASSERT_AFTER = re.compile(
