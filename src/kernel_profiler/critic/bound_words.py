@@ -20,8 +20,11 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
                              r"\b(?:waits?|waiting|idles?|idling|sits? idle) (?:for|on|while) (?:the )?(?:copies|copy|"
                              r"transfers?|PCIe|link|uploads?|downloads?)\b"),
                 ("memory", r"memory[- ](bandwidth[- ])?bound|bandwidth[- ]bound|DRAM[- ]bound|^\W*(?:DRAM|HBM|memory) "
-                           r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth"),
-                ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound"),
+                           r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth|"
+                           r"\b(?:memory(?: system| subsystem)?|DRAM|HBM) (?:is|was) the (?:bottleneck|limiter|limit)\b|"
+                           r"\b(?:bottleneck|limiter) is (?:the )?(?:memory|DRAM|HBM)\b"),
+                ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound|"
+                            r"\b(?:SFU|XU|MUFU|FMA|ALU|FP64|FP32)(?: pipe| unit)?[- ](?:limited|bound)\b"),
                 ("latency", r"latency[- ]bound"),
                 ("kernel", r"(?<!not )(?<!not a )kernel[- ]bound|(?<!not )GPU[- ]bound|"
                            r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]

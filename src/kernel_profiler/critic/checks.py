@@ -237,6 +237,8 @@ MEMORY_LIMITS_PCT = 70.0  # DRAM this busy is the limit
 MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half busy: not memory-bound (this
 # holds whenever no level is even 15% busy, the rule it replaced)
 SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+COMPUTE_WEAK_PCT = 40.0  # an SM under this busy, with DRAM busier, is not compute-bound (sm__throughput is the
+# busiest of the SM's units: a saturated XU or FMA pipe shows in it)
 SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
 
 
@@ -258,6 +260,9 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
         return [f"The answer calls {who} memory-bound, but DRAM moves at {pct:.1f}% of peak and no level of its "
                 f"memory hierarchy is half busy (at most {hierarchy:.1f}%: {', '.join(MEMORY_PCTS)}): memory bandwidth "
                 f"is not what limits it."]
+    if b == "compute" and sm is not None and sm < COMPUTE_WEAK_PCT and pct > sm:
+        return [f"The answer calls {who} compute-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
+                f"{pct:.1f}% of peak: no unit of the SM is the limit."]
     if b in ("compute", "latency") and pct >= MEMORY_LIMITS_PCT:
         return [f"The answer calls {who} {b}-bound, but it moves DRAM at {pct:.1f}% of peak ({DRAM_PCT}): "
                 f"memory bandwidth is the limit."]
