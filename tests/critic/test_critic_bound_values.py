@@ -4,7 +4,9 @@ rule with a twin that goes the other way:
     ("`dram__bytes.sum.per_second` = **4.79 TB/s**") is held to that metric, whatever else it equals (the device's
     bandwidth, a ratio of two cited values) (test_a_value_written_at_a_metric_name_is_that_metric);
   - unverified.py `_gpu_busy`: "GPU busy N%" pins the program's busy fraction
-    (test_the_gpu_busy_fraction_is_pinned_by_its_words).
+    (test_the_gpu_busy_fraction_is_pinned_by_its_words);
+  - number_check.py `_bound_miss`: an operand of arithmetic written at a metric's name is no value of that metric
+    (test_an_operand_written_at_a_metric_name_is_no_value_of_it).
 """
 from __future__ import annotations
 
@@ -49,3 +51,30 @@ def test_the_gpu_busy_fraction_is_pinned_by_its_words(case):
     assert not any("gpu_busy_fraction" in r for r in _vec_answer(c, rate, busy).reasons)
     wrong = _vec_answer(c, rate, busy * 0.6)
     assert any("gpu_busy_fraction" in r for r in wrong.reasons), wrong.reasons
+
+
+def _sum_answer(c, total_gb: float):
+    m = c.metrics("scale_vec4")
+    read, written = m["dram__bytes_read.sum"] / 1e9, m["dram__bytes_write.sum"] / 1e9
+    us = m["gpu__time_duration.sum"] / 1e3
+    return c.critique(answer(
+        f"`scale_vec4` is at its memory roofline: {us:.0f} us per launch.",
+        [f"gpu__time_duration.sum = {us:.1f} us (ncu)",
+         f"add up dram__bytes: {read:.2f} GB read + {written:.2f} GB written = {total_gb:.2f} GB per launch"],
+        "The kernel streams its bytes as fast as HBM delivers them; no change to the kernel can shorten it, only fewer "
+        "bytes can.",
+        "Leave the kernel; fuse the scale into its consumer so the bytes are not moved twice: kernel time per step "
+        "should fall (estimate)."))
+
+
+def test_an_operand_written_at_a_metric_name_is_no_value_of_it(case):
+    """number_check.py `_bound_miss`: in "dram__bytes: 1.07 GB read + 1.07 GB written = 2.15 GB" the read bytes are an
+    operand of the sum, not the value of `dram__bytes` (nor of its `.peak_sustained` ceiling); a sum that does not
+    hold is refused as arithmetic."""
+    c = case("cu_vec_copy")
+    m = c.metrics("scale_vec4")
+    total = (m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]) / 1e9
+    right = _sum_answer(c, total)
+    assert not any("written as the value" in r for r in right.reasons) and right.checks["numbers"], right.reasons
+    wrong = _sum_answer(c, total * 1.5)
+    assert not wrong.checks["numbers"] or not wrong.checks["arithmetic"], wrong.reasons

@@ -18,7 +18,10 @@ that goes the other way:
   - form.py and concepts.py: "Executive summary" opens the verdict, "threads per executed instruction" is the
     divergence ratio (test_an_executive_summary_is_the_verdict);
   - evidence_lines.py `_value_cell`: a table row's value is its value column's number, not a number of its label
-    (test_a_table_row_value_is_its_value_column).
+    (test_a_table_row_value_is_its_value_column); number_check.py: a table row may show how its value is worked out
+    (test_a_table_row_may_show_its_arithmetic);
+  - evidence_lines.py `_ATTRIBUTE`: "per 32-byte sector" names a thing, it is no value of the metric after it
+    (test_a_size_that_names_a_thing_is_no_value).
 """
 from __future__ import annotations
 
@@ -263,3 +266,54 @@ def test_a_table_row_value_is_its_value_column(case):
     assert right.checks["numbers"], right.reasons
     wrong = _table_answer(c, useful * 2)
     assert any("bytes_per_sector" in r for r in wrong.reasons), wrong.reasons
+
+
+def _sector_answer(c, useful: float):
+    m = c.metrics("softmax_rows")
+    sectors = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+    ms = m["gpu__time_duration.sum"] / 1e6
+    return c.critique(answer(
+        "`softmax_rows` is limited by uncoalesced global loads: each thread owns one row.",
+        [f"gpu__time_duration.sum = {ms:.2f} ms (ncu)",
+         f"global loads: **{sectors:,.0f} sectors**, and only **{useful:.1f} bytes used per 32-byte sector** "
+         "(`smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio`)"],
+        "A warp's 32 loads land in 32 different rows, so each 32-byte sector brings one useful float and the kernel "
+        f"moves several times the bytes it needs, which keeps it {c.dg.roofline.gap:.1f}x above its floor.",
+        "Let a warp own a row and stride the columns over its lanes: useful bytes per sector should rise to 32 "
+        "(estimate)."))
+
+
+def test_a_size_that_names_a_thing_is_no_value(case):
+    """evidence_lines.py `_ATTRIBUTE`: in "4.0 bytes used per 32-byte sector (`metric`)" the metric's value is the 4.0
+    before it; the 32 of "32-byte sector" names the sector. The twin cites 8.0 and is refused."""
+    c = case("cu_softmax_naive")
+    useful = c.metrics("softmax_rows")["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"]
+    right = _sector_answer(c, useful)
+    assert right.checks["numbers"], right.reasons
+    wrong = _sector_answer(c, useful * 2)
+    assert any("bytes_per_sector" in r for r in wrong.reasons), wrong.reasons
+
+
+def _memset_table(c, factor: float):
+    mean_us = next(f.value for f in facts_for(c.arts, c.dg).items if f.metric == "api.cudaMemsetAsync.mean_ns") / 1e3
+    per_step = 4096  # the memsets per step in the program's source (suite/holdout7/memset_many.cu), no measurement
+    busy = c.dg.timeline.busy_fraction * 100
+    return c.critique(
+        "## Bottleneck\nThe host: the step issues thousands of tiny `cudaMemsetAsync` calls.\n\n"
+        "## Evidence\n| what | value | how |\n|---|---|---|\n"
+        f"| GPU busy | {busy:.1f}% | nsys, steady window |\n"
+        f"| host time in cudaMemsetAsync per step | {per_step * mean_us / 1e3 * factor:.2f} ms | "
+        f"{per_step} calls x {mean_us:.3f} us avg |\n\n"
+        "## Mechanism\nEach call costs microseconds of host time while its 4 KB memset takes about a microsecond on the "
+        "GPU, so the GPU waits on the host for most of the step.\n\n"
+        "## Fix\nClear the pool with one memset per step: calls per step should fall from 4096 to 1 (estimate).\n")
+
+
+def test_a_table_row_may_show_its_arithmetic(case):
+    """number_check.py: a table row's value worked out in its own row ("| host time | 11.86 ms | 4096 calls x 2.895 us
+    |") is a derivation the row shows, not a misread measurement; a product that does not hold is refused."""
+    c = case("h7_memset_many")
+    right = _memset_table(c, 1.0)
+    assert right.checks["numbers"], right.reasons
+    wrong = _memset_table(c, 1.6)
+    assert not wrong.checks["numbers"], wrong.reasons

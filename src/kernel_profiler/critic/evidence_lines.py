@@ -60,6 +60,9 @@ def _value_cell(line: str) -> Optional[int]:
     return None
 
 
+_ATTRIBUTE = re.compile(r"\d+-(?=[A-Za-z])")  # "32-byte sector", "128-bit load": a size that names a thing
+
+
 def metric_values(line: str) -> list[Quantity]:
     """The numbers of an evidence line that may be its metric's value: the first one, and the one written at the
     metric's name: right after it (`metric` = 4) and right before it with only words between (4 useful bytes
@@ -73,9 +76,10 @@ def metric_values(line: str) -> list[Quantity]:
     if metric_m:
         a, b = metric_m.span()
         after = [q for q in nums if q.start >= b and re.fullmatch(r"[\s)\]*:=~,]*", scrubbed[b:q.start])]
-        before = [q for q in nums if q.end <= a and re.fullmatch(r"[*\s]*[A-Za-z/ ,'’-]{0,30}?[\s(\[*]*",
-                                                                  scrubbed[q.end:a])]  # "**56.0 us** (`metric`)",
-        # "4.0 bytes used per sector, `metric`", "928 us by ncu's `metric`"
+        worded = _ATTRIBUTE.sub(lambda m: "n" * len(m.group(0)), scrubbed)  # "per 32-byte sector": words
+        before = [q for q in nums if q.end <= a and not _ATTRIBUTE.match(scrubbed, q.start) and
+                  re.fullmatch(r"[*\s]*[A-Za-z/ ,'’-]{0,30}?[\s(\[*]*", worded[q.end:a])]  # "**56.0 us** (`metric`)",
+        # "4.0 bytes used per sector, `metric`", "928 us by ncu's `metric`", "4.0 bytes used per 32-byte sector (`m`)"
         picked += after[:1] + before[-1:]  # "10 warp instructions (`metric`), 2.08 us": the one before, too
     return picked
 
