@@ -24,7 +24,7 @@ MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2
 SETS = list(MIN_ANSWERS)
 # sets written on 2026-12-01 by helpers that never read the critic (blind6-blind33): checked for shape, not for the mix
 # of categories their writers chose (blind10 names its categories in finer words)
-LATER = [f"adversarial_blind{i}" for i in range(6, 38)]
+LATER = [f"adversarial_blind{i}" for i in range(6, 40)]
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
 ALIASES = {"fabricated_numbers": "fabricated", "twin_numbers": "fabricated", "datasheet_as_measured": "fabricated",
@@ -58,7 +58,9 @@ def test_ids_unique_and_files_exist(name):
         assert path.stat().st_size > 100, f"{a['id']}: answer too short"
         if path.suffix == ".json":
             d = json.loads(path.read_text())
-            assert {"bound", "bottleneck"} <= d.keys(), a["id"]
+            assert isinstance(d, dict), a["id"]  # an object: the Diagnosis shape, or a free-form JSON message as an
+            # agent or a script may write one (blind38's four JSON answers: a summary, what/value/source items), which
+            # the critic refuses as unreadable: a false reject when the answer is correct
 
 
 @pytest.mark.parametrize("name", SETS + LATER)

@@ -53,16 +53,22 @@ DATA = Path(__file__).parent / "data"
 # blind36 and blind37 (48 answers each, written 02:07-02:12 UTC by helpers that never read or ran the critic) were
 # scored once blind at 8baff88 (1/27, 10/21; 3/27, 11/21; with 0d9f190: 1/27, 10/21; 2/27, 12/21) and never read:
 # their bounds are that score.
+# Tenth session (2026-12-02, 03:06-06:06 UTC): blind36 and blind37 scored once more, counts only, at 35f7fb7 (the
+# session's start) and at the first batch of changes, then read from 03:36 UTC: development sets since. blind38 and
+# blind39 (48 answers each, landed by 03:25 UTC, by helpers that never read or ran the critic) were scored blind,
+# counts only, at 35f7fb7 (4/28, 7/20; 3/28, 9/20) and at 6d30b6d (3/28, 7/20; 3/28, 10/20), then read from 04:13
+# UTC: development sets since. All bounds are the counts at 726924d (the older ones tightened to them).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 4),
            "adversarial_blind22": (1, 6), "adversarial_blind23": (4, 2),
-           "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 3),
+           "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 1),
            "adversarial_blind26": (0, 8), "adversarial_blind27": (2, 10),
            "adversarial_blind28": (0, 5), "adversarial_blind29": (1, 3),
            "adversarial_blind30": (0, 5), "adversarial_blind31": (1, 2),
-           "adversarial_blind32": (3, 8), "adversarial_blind33": (0, 7),
-           "adversarial_blind34": (4, 10), "adversarial_blind35": (1, 9),
-           "adversarial_blind36": (1, 10), "adversarial_blind37": (3, 11)}
+           "adversarial_blind32": (3, 8), "adversarial_blind33": (0, 6),
+           "adversarial_blind34": (3, 6), "adversarial_blind35": (1, 7),
+           "adversarial_blind36": (0, 10), "adversarial_blind37": (1, 9),
+           "adversarial_blind38": (1, 5), "adversarial_blind39": (3, 10)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))

@@ -18,13 +18,14 @@ that goes the other way:
   - form.py and concepts.py: "Executive summary" opens the verdict, "threads per executed instruction" is the
     divergence ratio (test_an_executive_summary_is_the_verdict);
   - evidence_lines.py `_value_cell`: a table row's value is its value column's number, not a number of its label
-    (test_a_table_row_value_is_its_value_column); number_check.py: a table row may show how its value is worked out
+    (test_the_value_of_a_line_is_not_a_size_in_its_words); number_check.py: a table row may show how its value is worked out
     (test_a_table_row_may_show_its_arithmetic);
   - evidence_lines.py `_ATTRIBUTE`: "per 32-byte sector" names a thing, it is no value of the metric after it
-    (test_a_size_that_names_a_thing_is_no_value).
+    (test_the_value_of_a_line_is_not_a_size_in_its_words).
 """
 from __future__ import annotations
 
+import pytest
 from critic_case import answer, case  # noqa: F401 (the fixture)
 
 from kernel_profiler.critic import facts_for, parse_answer
@@ -257,17 +258,6 @@ def _table_answer(c, useful: float):
         "32 (estimate).\n")
 
 
-def test_a_table_row_value_is_its_value_column(case):
-    """evidence_lines.py `_value_cell`: the value of "| useful bytes per 32-B sector | 4.0 | `metric` |" is the value
-    column's 4.0, not the 32 of the label; the twin cites 8.0 for that metric and is refused."""
-    c = case("cu_softmax_naive")
-    useful = c.metrics("softmax_rows")["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"]
-    right = _table_answer(c, useful)
-    assert right.checks["numbers"], right.reasons
-    wrong = _table_answer(c, useful * 2)
-    assert any("bytes_per_sector" in r for r in wrong.reasons), wrong.reasons
-
-
 def _sector_answer(c, useful: float):
     m = c.metrics("softmax_rows")
     sectors = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
@@ -283,14 +273,16 @@ def _sector_answer(c, useful: float):
         "(estimate)."))
 
 
-def test_a_size_that_names_a_thing_is_no_value(case):
-    """evidence_lines.py `_ATTRIBUTE`: in "4.0 bytes used per 32-byte sector (`metric`)" the metric's value is the 4.0
-    before it; the 32 of "32-byte sector" names the sector. The twin cites 8.0 and is refused."""
+@pytest.mark.parametrize("build", [_table_answer, _sector_answer], ids=["table_row", "sized_noun"])
+def test_the_value_of_a_line_is_not_a_size_in_its_words(case, build):
+    """evidence_lines.py `_value_cell`: the value of "| useful bytes per 32-B sector | 4.0 | `metric` |" is the value
+    column's 4.0, not the 32 of the label; `_ATTRIBUTE`: in "4.0 bytes used per 32-byte sector (`metric`)" the metric
+    takes the 4.0 before it, the 32 of "32-byte sector" names the sector. Each twin cites 8.0 and is refused."""
     c = case("cu_softmax_naive")
     useful = c.metrics("softmax_rows")["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"]
-    right = _sector_answer(c, useful)
+    right = build(c, useful)
     assert right.checks["numbers"], right.reasons
-    wrong = _sector_answer(c, useful * 2)
+    wrong = build(c, useful * 2)
     assert any("bytes_per_sector" in r for r in wrong.reasons), wrong.reasons
 
 
