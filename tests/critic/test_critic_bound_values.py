@@ -6,7 +6,9 @@ rule with a twin that goes the other way:
   - unverified.py `_gpu_busy`: "GPU busy N%" pins the program's busy fraction
     (test_the_gpu_busy_fraction_is_pinned_by_its_words);
   - number_check.py `_bound_miss`: an operand of arithmetic written at a metric's name is no value of that metric
-    (test_an_operand_written_at_a_metric_name_is_no_value_of_it).
+    (test_an_operand_written_at_a_metric_name_is_no_value_of_it);
+  - numbers.py, concepts.py, unverified.py `_PER_UNIT`: "N useful bytes" is the bytes-per-sector ratio, held to it
+    however far off (test_useful_bytes_per_sector_in_prose).
 """
 from __future__ import annotations
 
@@ -78,3 +80,27 @@ def test_an_operand_written_at_a_metric_name_is_no_value_of_it(case):
     assert not any("written as the value" in r for r in right.reasons) and right.checks["numbers"], right.reasons
     wrong = _sum_answer(c, total * 1.5)
     assert not wrong.checks["numbers"] or not wrong.checks["arithmetic"], wrong.reasons
+
+
+def _useful_answer(c, useful: float):
+    ms = c.metrics("softmax_rows")["gpu__time_duration.sum"] / 1e6
+    return c.critique(answer(
+        "`softmax_rows` is memory-bound on scattered global accesses: each 32-byte sector it fetches delivers "
+        f"{useful:.0f} useful bytes.",
+        [f"gpu__time_duration.sum = {ms:.2f} ms (ncu)"],
+        "A warp's 32 loads land in 32 different rows, so most of each sector is fetched for nothing and the kernel "
+        f"moves several times the bytes it needs, which keeps it {c.dg.roofline.gap:.1f}x above its floor.",
+        "Let a warp own a row: `smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio` should rise to 32 "
+        "(estimate)."))
+
+
+def test_useful_bytes_per_sector_in_prose(case):
+    """numbers.py COUNT_NOUNS, concepts.py and unverified.py `_PER_UNIT`: "delivers 4 useful bytes" (of each sector) is
+    the bytes-per-sector ratio, held to it even far off (the ratio lives between 1 and 32): 9 is refused. Before, "9
+    useful bytes" was no quantity at all and passed unread."""
+    c = case("cu_softmax_naive")
+    useful = c.metrics("softmax_rows")["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"]
+    right = _useful_answer(c, useful)
+    assert right.checks["numbers"], right.reasons
+    wrong = _useful_answer(c, useful * 2.25)
+    assert any("useful bytes" in r and "bytes_per_sector" in r for r in wrong.reasons), wrong.reasons

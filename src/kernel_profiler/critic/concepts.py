@@ -214,7 +214,7 @@ UNIT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"^banks?", "bank_conflict"), (r"^cycles?", "stall"), (r"^lanes?", "divergence"), (r"^atomics?", "atomic"),
     (r"^copies", "copy"), (r"^pass(es)?$", "passes"), (r"^waves?$", "waves"), (r"^[kKMGTP]?FLOPs?$|^flops?$", "flops"),
     (r"^(ops|operations)$", "launches"),
-    (r"/s$|/sec$", "bandwidth flop_rate"), (r"^[kKMGT]?i?B$|^bytes?$", "bytes"), (r"B/sector|byte/sector", "bytes_per_sector"),
+    (r"/s$|/sec$", "bandwidth flop_rate"), (r"^[kKMGT]?i?B$|^bytes?$", "bytes"), (r"B/sector|byte/sector|^useful bytes?$", "bytes_per_sector"),
     (r"Hz$", "clock"), (r"^(ns|us|µs|μs|ms|s|sec|seconds?|[a-z]+seconds)$", "duration"),
 ]]
 

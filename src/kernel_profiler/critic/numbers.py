@@ -22,7 +22,8 @@ _BYTE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
                 "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
 COUNT_NOUNS = (r"ops|operations|sectors?|wavefronts?|requests?|registers?|blocks?|threads?|warps?|launches|launch|kernels?|steps?|"
                r"SMs?|instructions?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
-               r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?")
+               r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?|"
+               r"useful bytes?")  # "4 useful bytes" (of each sector)
 _UNIT = (r"(?P<unit>"
          r"(?:[kKMGT]i?)?(?:B|bytes?)/s(?:ec)?|[kKMGTP]?FLOP/s|[kKMGTP]?FLOPS|TFLOPs|[kMGTP]FLOP|"
          r"(?:[kKMGT]i?)?(?:B|bytes?|byte)(?:/(?:sector|request|inst|thread|block|flop))?|"

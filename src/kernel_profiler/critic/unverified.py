@@ -160,7 +160,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 return None  # the value of what its own clause describes ("`cuLaunchKernel` itself 7.3 us" in a
                 # sentence that names another median): no contradiction
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
-            far = EVIDENCE_MISS if headline or (evidence and f.kernel is None) else NEAR_MISS
+            far = EVIDENCE_MISS if headline or (evidence and f.kernel is None) or units & f.concepts & _PER_UNIT \
+                else NEAR_MISS  # "delivers 9 useful bytes" (of each sector): a ratio of a small fixed range, misread
             static = f.metric.startswith("sass.") and abs(v) > f.value * PIN_SPAN  # executed vs listed instructions
             idle = f.kernel is None and f.family == "time" and "idle" in f.concepts  # per gap, per step, per cause...
             if static or not named and off > (IDLE_MISS if idle else far):
@@ -252,6 +253,8 @@ def _gpu_busy(clause: str) -> bool:
     return bool(_GPU_BUSY.search(clause)) and not _UNIT_WORDS.search(clause)
 
 
+_PER_UNIT = frozenset({"bytes_per_sector", "sectors_per_request"})  # ratios between 1 and 32: a number its unit names
+# as one of them ("9 useful bytes", "8 sectors/request") is that ratio, however far from its measured value
 _LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts
 _HOST_SIDE = re.compile(r"\bcalls?\b|\bAPI\b|overhead|\bhost\b|\bCPU\b|dispatch", re.I)
 _KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
