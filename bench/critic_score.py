@@ -184,7 +184,7 @@ metric it is written as, 'GPU busy N%' pinned, one-time work refused against a k
   prose (10.7%) are over the 5% goal. Reading blind38+39's false accepts then found two holes the rules close with no
   false reject on any set: a bound stated in plain words ('the memory system is the bottleneck', 'SFU-limited'), and
   a compute bound claimed for a kernel whose SM is under 40% busy while DRAM is busier.
-  At 726924d (the session's final critic): development sets (adversarial, holdout, blind2-4, 6-9, 12, 13, 15-29)
+  At 726924d (and at 71f78fc, the session's final critic, with identical verdicts): development sets (adversarial, holdout, blind2-4, 6-9, 12, 13, 15-29)
   27/700 (3.9%), 73/553 (13.2%) (27/700, 75/553 at 35f7fb7); blind30+31 1/49, 7/41; blind32+33 3/50, 14/40;
   blind34+35 4/53, 13/43 (5/53, 19/43); blind36+37 1/54, 19/42; blind38+39 4/56, 15/40; old (blind5, 10, 11, 14)
   10/93, 31/80 (unchanged).

@@ -57,7 +57,8 @@ DATA = Path(__file__).parent / "data"
 # session's start) and at the first batch of changes, then read from 03:36 UTC: development sets since. blind38 and
 # blind39 (48 answers each, landed by 03:25 UTC, by helpers that never read or ran the critic) were scored blind,
 # counts only, at 35f7fb7 (4/28, 7/20; 3/28, 9/20) and at 6d30b6d (3/28, 7/20; 3/28, 10/20), then read from 04:13
-# UTC: development sets since. All bounds are the counts at 726924d (the older ones tightened to them).
+# UTC: development sets since. All bounds are the counts at 726924d (the older ones tightened to them; 71f78fc gives
+# the same verdicts).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 4),
            "adversarial_blind22": (1, 6), "adversarial_blind23": (4, 2),
