@@ -190,13 +190,9 @@ def _named_move(plain: str) -> Optional[tuple[str, str]]:
         while words and _STOP.match(words[0]):
             words = words[1:]
         name = " ".join(words[-3:])
-        if name and not re.search(r"\d", name) and (METRIC_TOKEN.search(name) or _kind(name)):
+        if name and not re.search(r"\d", name) and (METRIC_TOKEN.search(name) or metric_direction(name) is not None):
             return name, "increase" if _rises(m) else "decrease"
     return None
-
-
-def _kind(name: str) -> bool:
-    return metric_direction(name) is not None
 
 
 def _named(metric: str) -> str:

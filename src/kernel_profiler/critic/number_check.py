@@ -160,8 +160,7 @@ def _bound_miss(c: Context, sentence: str, q: Quantity, kernels: set[str], use: 
     name = bound_metric(sentence, q)
     if not name or use.predicted or use.bound or any(q.start == o.start for st in chains(sentence) for o in st.operands):
         return None  # "dram__bytes: 1.61 GB read + 1.23 GB written = 2.84 GB": an operand, not the metric's value
-    fs = c.facts.by_metric.get(name) or [f for m, g in c.facts.by_metric.items()
-                                         if m.startswith(name + ".") and not m.endswith(".peak_sustained") for f in g]
+    fs = [f for m, g in c.facts.by_metric.items() if names(m, {name}) and not m.endswith(".peak_sustained") for f in g]
     fs = [f for f in fs if f.kernel is None or f.kernel in kernels]
     fams = {fam: (v, t) for fam, v, t in candidates(q)}
     fs = [f for f in fs if f.family in fams]
