@@ -33,6 +33,7 @@ TENSOR_OPS: tuple[str, ...] = ("HMMA", "HGMMA", "IMMA", "QGMMA", "UTCHMMA", "UTC
 GEMM_NAME = re.compile(r"gemm|matmul|xmma|mma|conv|sgemm|dgemm|_mm_|bmm|dot|nvjet|cutlass", re.I)
 # A kernel within this factor of its roofline floor is done (method.md: "within ~20% of its floor").
 NEAR_PEAK_GAP = 1.25
+IDLE_CAUSE_SHARE = 0.15  # a host cause's real share of the idle time (the engine splits idle gaps roughly)
 # Bounds of a kernel-level verdict (the others are the timeline's: host, transfer, comms).
 # Claimed by an answer only when it names no more specific mechanism (their words are bound words: "transfer-bound").
 GENERIC_CLAIMS = ("instruction_bound", "transfer_volume")
@@ -76,6 +77,7 @@ class Entry:
 
 
 _TIME = (r"gpu__time_duration|kernel (time|duration)|duration|runtime|\btime\b", "decrease")
+TIME_METRIC = _TIME  # every cause's last fix metric: the kernel's time
 
 
 def _e(id: str, bounds: str, label: str, scope: str, detector: str, signature: str, words: str,
@@ -109,10 +111,13 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"),
        (r"step", "decrease"), idle_cause="launch_overhead",
        wrong_way=(r"\bsplit\w*\b[^.;]{0,40}\binto (?:\w+ ){0,2}(?:two|three|four|eight|sixteen|\d+|several|many|smaller)\b|"
-                  r"\bone (?:launch|kernel|call|memset) per (?:element|row|item|tensor)\b",
+                  r"\bone (?:launch|kernel|call|memset) per (?:element|row|item|tensor)\b|"
+                  r"\b(?:run|launch)\w* as (?:two|three|four|\d+|several|many) separate kernels|"
+                  r"\bdisabl\w+ (?:\w+ ){0,2}(?:fusion|fusing)\b|\bunfus\w+",
                   "more, smaller calls pay the per-call cost more times: the calls per step must fall, not rise")),
     _e("host_sync", "host", "host sync", "program", _T + "host_finding", "sig_idle_cause",
-       r"synchroni[sz]|\.item\(|\bsync\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel",
+       r"synchroni[sz]|\.item\(|\bsync\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel|"
+       r"host (?:callback|function)s?\b|cudaLaunchHostFunc|\bcallbacks? (?:after|per|on|in)\b",
        "Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags in a device "
        "tensor), read them back every N steps or asynchronously (non_blocking copy into pinned memory plus an "
        "event), and only synchronize where the host truly needs the value.",
@@ -251,7 +256,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        not_words=r"full occupancy|occupancy (is |was )?(fine|full|high|not (the|a) (limit|problem))|occupancy limit is gone|"
                  r"filled the SMs|even at (full|high|\d+% )occupancy"),
     _e("atomic_contention", "latency", "contended atomics", "kernel", _LAT + "detect_atomic_contention", "sig_atomic",
-       r"atomic",
+       r"atomic|\bCAS\b|compare[- ]and[- ]swap|"
+       r"(?:contention|serializ\w+|contend\w*) on (?:the )?(?:same |a few |few |four |\d+ )?(?:address(?:es)?|words?|counters?|bins?)\b",
        {"": "Privatize the updates: accumulate per warp (warp shuffle / __reduce_add_sync) or per block in shared "
             "memory, then issue one global atomic per block and bin (in Triton: reduce within the program first, "
             "e.g. tl.histogram or tl.sum per bin).",
@@ -290,7 +296,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel[_ ]count|launches|kernels", "decrease")),
     _e("instruction_bound", "compute", "instruction issue", "kernel", _CMP + "detect_instruction_bound",
        "sig_instruction",
-       r"instruction[- ](issue|bound)|issue[- ]bound",
+       r"instruction[- ](issue|bound)|issue[- ]bound|(?:XU|SFU|MUFU|conversion)(?: pipe| unit)?(?: \([\w ]+\))? "
+       r"(?:is )?(?:saturated|pinned|busy)|(?:pipe|unit) (?:is )?(?:saturated|pinned) by (?:\S+ )?conversions",
        {"": "Cut instructions per element: hoist index math out of loops, use vector loads, replace divisions/"
             "transcendentals with cheaper forms, unroll to amortize control flow.",
         "library": _LIB + "use a fused or lower-precision variant of the op."},

@@ -216,7 +216,8 @@ def critique(ctx: typer.Context,
         # Every number with the fact (artifact, kernel, metric) or declared derivation it matched: an auditable accept.
         typer.echo(json.dumps(v.model_dump(mode="json"), indent=2))
     else:
-        typer.echo(v.verdict.upper())
+        typer.echo(v.verdict.upper() + (" (read by the role of each sentence: the layout's reading missed a part)"
+                                         if v.reading == "role" else ""))
         for r in v.reasons:
             typer.echo(f"- {r}")
     raise typer.Exit(ExitCode.OK if v.verdict == "accept" else ExitCode.REJECTED)

@@ -11,7 +11,7 @@ import re
 
 from typing import Optional
 
-from .catalog import GEMM_NAME, NEAR_PEAK_GAP, TENSOR_OPS
+from .catalog import GEMM_NAME, IDLE_CAUSE_SHARE, NEAR_PEAK_GAP, TENSOR_OPS
 from .signature_base import ABSENT, PRESENT, UNKNOWN, Measured  # noqa: F401 (the signatures' vocabulary)
 # where data and work are placed (host memory read over PCIe, managed pages, the legacy default stream)
 from .signatures_placement import sig_default_stream, sig_managed_migration, sig_zero_copy  # noqa: F401
@@ -263,7 +263,7 @@ def sig_host_idle(x: Measured) -> tuple[str, str]:
 
 
 def sig_idle_cause(x: Measured, cause: str) -> tuple[str, str]:
-    """The GPU idles in the steady window and at least a quarter of the idle time has this host cause."""
+    """The GPU idles in the steady window and a real share of the idle time (IDLE_CAUSE_SHARE) has this host cause."""
     st, txt = sig_host_idle(x)
     if st != PRESENT:
         return st, txt
@@ -271,10 +271,10 @@ def sig_idle_cause(x: Measured, cause: str) -> tuple[str, str]:
     ns = s.idle_by_cause.get(cause, 0.0)
     share = ns / s.idle_ns if s.idle_ns else 0.0
     said = f"{txt}; {share:.0%} of the idle time is {cause.replace('_', ' ')}"
-    if cause == "host_work" and share < 0.25:  # the CPU's work between launches looks like launch overhead
+    if cause == "host_work" and share < IDLE_CAUSE_SHARE:  # the CPU's work between launches looks like launch overhead
         gaps = (ns + s.idle_by_cause.get("launch_overhead", 0.0)) / s.idle_ns if s.idle_ns else 0.0
-        return (PRESENT if gaps >= 0.25 else ABSENT), f"{said}, {gaps:.0%} with the gaps between launches"
-    return (PRESENT if share >= 0.25 else ABSENT), said
+        return (PRESENT if gaps >= IDLE_CAUSE_SHARE else ABSENT), f"{said}, {gaps:.0%} with the gaps between launches"
+    return (PRESENT if share >= IDLE_CAUSE_SHARE else ABSENT), said
 
 
 def sig_transfer(x: Measured) -> tuple[str, str]:

@@ -6,7 +6,7 @@ import pytest
 
 from kernel_profiler.analysis.engine import diagnose
 from kernel_profiler.artifacts import load_paths
-from kernel_profiler.critic import critique, parse_answer
+from kernel_profiler.critic import critique, critique_read, parse_answer
 
 
 class Case:
@@ -21,6 +21,11 @@ class Case:
                    key=lambda k: len(k.metrics)).metrics
 
     def critique(self, text: str):
+        """The critic's verdict on the text, as `critique` gives it (a second reading by sentence role included)."""
+        return critique_read(text, self.arts, self.dg)
+
+    def critique_layout(self, text: str):
+        """The verdict on the reading of the text's layout alone (no second reading): for rules of that reading."""
         return critique(parse_answer(text), self.arts, self.dg, raw=text)
 
 

@@ -35,11 +35,11 @@ def test_a_move_to_near_a_value(case):
     assert not down.checks["fix"] and any("SM-active fraction" in r for r in down.reasons), down.reasons
 
 
-def _labelled_answer(c, label: str):
+def _labelled_answer(c, label: str, layout: bool = False):
     m = c.metrics("row_sums")
     conflicts = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
     waves = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
-    return c.critique(
+    return (c.critique_layout if layout else c.critique)(
         "**Bound:** shared-memory bank conflicts on the row reads keep `row_sums` "
         f"{c.dg.roofline.gap:.2f}x above its DRAM floor.\n\n"
         "**Evidence:**\n"
@@ -55,9 +55,12 @@ def _labelled_answer(c, label: str):
 def test_the_metric_told_after_the_change_is_the_fix(case):
     """form._FIX_TAIL: "**Change:** ..." then "**Metric:** ... from 14.7M to ~0" is one fix in two labelled lines, so
     the fix names its metric and direction. After a label that is not part of a fix ("**Aside:**") the same line is
-    not the fix's, and the fix names no metric."""
+    not the fix's, and the layout's reading finds no metric in the fix; the critic's second reading, by the role of
+    each sentence, takes the line that states the outcome after the change as the fix's and accepts."""
     c = case("ho_smem_stride_reduce")
-    metric = _labelled_answer(c, "Metric")
-    assert metric.checks["fix"], metric.reasons
-    aside = _labelled_answer(c, "Aside")
+    metric = _labelled_answer(c, "Metric", layout=True)
+    assert metric.checks["fix"] and metric.reading == "layout", metric.reasons
+    aside = _labelled_answer(c, "Aside", layout=True)
     assert any("names no metric" in r for r in aside.reasons), aside.reasons
+    reread = _labelled_answer(c, "Aside")
+    assert reread.verdict == "accept" and reread.reading == "role", reread.reasons

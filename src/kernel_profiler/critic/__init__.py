@@ -12,7 +12,9 @@
     review.py    what the model reviewer (a second agent) receives
 
 `critique(answer, artifacts, diagnosis)` returns a `Verdict` with the reasons and, for every number,
-the fact or derivation it matched.
+the fact or derivation it matched. `critique_read(text, artifacts)` (and `critique_text`, the CLI's and the MCP
+server's entry) reads an answer's text: by its layout, and a second time by the role of each sentence when the
+layout's reading misses only a causal chain or a fix's outcome (`Verdict.reading` says which reading stood).
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from ..answer import Answer, Diagnosis
 from .answer import AnswerFormatError, EvidenceItem, NumberAudit, Verdict
 from .checks import CHECKS, build_context
 from .facts import Facts, gather_facts
-from .form import clean, parse_answer
+from .fixes import NO_DIRECTION, NO_METRIC
+from .form import clean, parse_answer, read_by_role
 from .numbers import quantities
 
 _FACTS_CACHE: dict[tuple[int, int], tuple[Artifacts, Diagnosis, Facts]] = {}
@@ -66,18 +69,50 @@ def critique(answer: Answer, artifacts: Artifacts, diagnosis: Optional[Diagnosis
         diagnosis = diagnose(artifacts)
     ctx = build_context(_cleaned(answer), facts_for(artifacts, diagnosis), raw if raw is not None else _raw_of(answer))
     reasons: list[str] = []
-    checks: dict[str, bool] = {}
+    failed: dict[str, list[str]] = {}
     for name, fn in CHECKS.items():
         r = fn(ctx)
-        checks[name] = not r
+        if r:
+            failed[name] = r
         reasons += [x for x in r if x not in reasons]
-    return Verdict(verdict="accept" if all(checks.values()) else "reject", reasons=reasons, checks=checks,
+    return Verdict(verdict="reject" if failed else "accept", reasons=reasons,
+                   checks={name: name not in failed for name in CHECKS}, failed=failed,
                    numbers=ctx.audit, mechanism=ctx.claimed, signature=ctx.signature)
 
 
+# what a reading of the layout can miss while the answer has it: a causal chain, a fix's measured outcome
+_READING_FAILURES = {"not_a_dump": None, "fix": {NO_METRIC, NO_DIRECTION}}
+
+
+def _failed_on_reading(v: Verdict) -> bool:
+    """Whether every check the verdict failed is one a misread layout fails (a mechanism not found where the layout
+    put it, a fix whose outcome sentence went to another part), none a check of what the answer claims."""
+    return v.verdict == "reject" and bool(v.failed) and all(
+        name in _READING_FAILURES and (_READING_FAILURES[name] is None or set(r) <= _READING_FAILURES[name])
+        for name, r in v.failed.items())
+
+
 def critique_text(text: str, paths: Iterable[str | Path]) -> Verdict:
-    return critique(parse_answer(text), load_paths(list(paths)), raw=text)
+    """The verdict on an answer's text about the captures at `paths` (see `critique_read`)."""
+    return critique_read(text, load_paths(list(paths)))
+
+
+def critique_read(text: str, artifacts: Artifacts, diagnosis: Optional[Diagnosis] = None) -> Verdict:
+    """The verdict on an answer's text. An answer rejected only for what its layout's reading missed (no causal
+    chain, a fix with no measured outcome) is read a second time by the role of each sentence; the second reading
+    stands only when every check, those of its claim and numbers included, accepts it."""
+    if diagnosis is None:
+        from ..analysis.engine import diagnose
+        diagnosis = diagnose(artifacts)
+    first = critique(parse_answer(text), artifacts, diagnosis, raw=text)
+    if not _failed_on_reading(first):
+        return first
+    other = read_by_role(text)
+    if other is None:
+        return first
+    second = critique(other, artifacts, diagnosis, raw=text)
+    return second.model_copy(update={"reading": "role"}) if second.verdict == "accept" else first
 
 
 __all__ = ["Answer", "EvidenceItem", "Verdict", "NumberAudit", "AnswerFormatError", "parse_answer", "critique",
-           "critique_text", "quantities", "gather_facts", "CHECKS", "clean"]
+           "critique_text", "critique_read", "quantities", "gather_facts", "CHECKS", "clean"]

@@ -33,6 +33,10 @@ class Verdict(BaseModel):
     verdict: Literal["accept", "reject"]
     reasons: list[str] = Field(default_factory=list)
     checks: dict[str, bool] = Field(default_factory=dict)
+    failed: dict[str, list[str]] = Field(default_factory=dict, description="the reasons of each check that failed")
+    reading: Literal["layout", "role"] = Field(
+        "layout", description="how the four parts were read: from the answer's layout (headings, labels, paragraph "
+                              "order), or by the role of each sentence after the layout's reading missed a part")
     numbers: list[NumberAudit] = Field(default_factory=list, description="every number checked and its match")
     mechanism: Optional[str] = Field(None, description="the mechanism id the answer claims")
     signature: Optional[str] = Field(None, description="the measurement behind the mechanism check")

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from .numbers import _NUM, BARE, Quantity, quantities, scrub, sentences, to_quantity
+from .numbers import _NUM, APPROX_TOL, BARE, Quantity, quantities, scrub, sentences, to_quantity
 
 TOL = 0.03
 _SUPER = {"²": 2, "³": 3, "⁴": 4}
@@ -191,7 +191,8 @@ def chains(sentence: str) -> list[Stated]:
                     all(abs(q.value) >= 2 for q in terms) and abs(r.q.value) * 10 < min(abs(q.value) for q in terms):
                 i = j + 1  # "grid 264 x 1024 = 2 blocks per SM": a shape, then what it comes to; no product
                 continue
-            ok = _agrees_any(ops[i:j + 1], between, r.q, TOL + tol, t[ops[i].start:r.end])
+            approx = APPROX_TOL if re.search(r"[~≈]", t[ops[j].end:r.start]) else 0.0  # "= ~10%": rounded freely
+            ok = _agrees_any(ops[i:j + 1], between, r.q, TOL + tol + approx, t[ops[i].start:r.end])
             out.append(Stated(r.q, tuple(terms), ok, t[ops[i].start:r.end].strip()))
             i = j + 1  # the result may start the next chain
             continue

@@ -37,9 +37,9 @@ def answer_bound(c: Context) -> Optional[str]:
     a = c.answer
     if a.bound:
         return a.bound
-    for b, pat in _BOUND_WORDS:
-        if re.search(pat, a.bottleneck or "", re.I):
-            return b
+    said = _stated(a.bottleneck or "")
+    if said:
+        return said
     if c.claimed in CATALOG:
         return CATALOG[c.claimed].bounds[0]
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
@@ -48,6 +48,18 @@ def answer_bound(c: Context) -> Optional[str]:
                     not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]):
                 return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
     return None
+
+
+def _stated(text: str) -> Optional[str]:
+    """The bound a verdict states: the first it names that it does not rule out ("latency-bound ..., not
+    bandwidth-bound" is latency)."""
+    found = sorted((m.start(), i, b, m) for i, (b, pat) in enumerate(_BOUND_WORDS) for m in re.finditer(pat, text, re.I))
+    return next((b for _, _, b, m in found if not _NOT_BEFORE.search(text[max(0, m.start() - 30):m.start()]) and
+                 not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()])), None)
+
+
+_NOT_BEFORE = re.compile(r"\b(?:not|n['’]t|never|no longer|rather than|instead of)\s+(?:(?:a|an|the|just|simply|really|"
+                         r"purely)\s+)?$", re.I)  # "..., not bandwidth-bound"
 
 
 def timeline_verdict(f: Facts) -> Optional[str]:

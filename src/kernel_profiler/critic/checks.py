@@ -275,7 +275,7 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- time and ceilings
-_PROGRAM_TIME = re.compile(r"\b(program|application|app|wall[- ]?(clock)?|step time|per step|each step|per iteration|"
+_PROGRAM_TIME = re.compile(r"\b(program(?:'s)? (?:time|wall|run ?time|takes|took|runs|ran)|whole program|application|app|wall[- ]?(clock)?|step time|per step|each step|per iteration|"
                            r"iteration time|end[- ]to[- ]end|the run|whole run|total time|run time|runtime)\b", re.I)
 
 

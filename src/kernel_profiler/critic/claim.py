@@ -23,6 +23,7 @@ import re
 from typing import Optional
 
 from ..answer import Answer
+from .. import catalog
 from ..catalog import CATALOG, GENERIC_CLAIMS
 from .numbers import scrub
 from .unverified import ruled_out
@@ -139,7 +140,9 @@ def _plain(text: str) -> str:
 _SET_APART = re.compile(r"\b(?:is|are|was|were|it's|that's)(?:\s+not|n't)\s+the\s+(?:steady[- ]state\s+|real\s+|actual\s+)?"
                         r"(?:limiter|bottleneck|problem|cost that matters)\b|\bkeep\s+(?:those|these|them|it|that)\s+"
                         r"(?:apart|separate)\b|\bnot\s+(?:part of\s+|in\s+)?the\s+steady[- ]state\b|"
-                        r"\b(?:is|it's)\s+(?:a\s+|an\s+)?(?:single|one-time|one-off)\b", re.I)
+                        r"\b(?:is|it's)\s+(?:a\s+|an\s+)?(?:single|one-time|one-off)\b|"
+                        r"\bnot\s+part\s+of\s+the\s+(?:repeated|recurring|steady|per-step|timed)\b|\bhappens?\s+(?:only\s+)?once\b|"
+                        r"\b(?:is|are)\s+paid\s+(?:only\s+)?once\b", re.I)
 _BACK_REFERENCE = re.compile(r"\W*(?:keep\s+(?:those|these|them|it)\b|(?:that|this|it|they|those|these)\b|"
                              r"the\s+(?:copy|upload|download|transfer|compil\w+|autotun\w+|warm-?up|one-time)\b)", re.I)
 _STILL_DOMINANT = re.compile(r"\bdominat\w*|\bmost of\b|\bthe bulk\b|\bmajority\b", re.I)  # "a one-time cost that
@@ -195,8 +198,21 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
     mechanism names ("the source is pageable memory")."""
     if a.mechanism:
         return a.mechanism
-    claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False)
+    claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False) or _targeted(a)
     return refinement(a.explanation, claim) or claim  # "you're transfer-bound" refined by the mechanism's "pageable"
+
+
+def _targeted(a: Answer) -> Optional[str]:
+    """A cause no part asserts, but the mechanism names and the fix sets out to remove ("with 32-way conflicts every
+    store is replayed 32 times" ... "pad the buffer; conflicts should vanish"): the cause the answer acts on."""
+    named = asserted_cause(a.explanation)
+    fix = _plain(a.fix_text)
+    e = CATALOG.get(named or "")
+    if e is None or named in GENERIC_CLAIMS or e.scope != "kernel":  # a kernel's cause: the program's causes share
+        return None  # their words with what a fix says in passing ("launch/sync gaps", "the collective")
+    own = [p for p, _ in e.fix_metrics if p != catalog.TIME_METRIC[0]]  # the cause's own metrics, not the time
+    moves = a.fix is not None and a.fix.metric and any(re.search(p, a.fix.metric, re.I) for p in own)
+    return named if moves or any(not ruled_out(fix, m.start(), m.end()) for m in e.words.finditer(fix)) else None
 
 
 _RANK = re.compile(r"\brank\s*(\d+)\b", re.I)

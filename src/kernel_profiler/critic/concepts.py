@@ -99,6 +99,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"kernel_share|\.share$|_share$", "share"),
     (r"streaming_", "passes"),
     (r"cycles_elapsed\.avg\.per_second|sm_clock", "clock"),
+    (r"cycles_(?:elapsed|active)\.(?:avg|max|min|sum)$", "cycles"),  # a count of cycles: "30.7K of 256.4K elapsed cycles"
     (r"^rule\.", "speedup"),
     (r"rank\.", "rank"), (r"collective", "comms"), (r"first_launch_lag", "lag launches"),
     # the memory level a throughput, hit rate, byte count or bandwidth belongs to (`LEVELS`)
@@ -211,7 +212,7 @@ UNIT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"^registers?", "registers"), (r"^(blocks?|CTAs?)$", "grid occupancy_limit"), (r"^threads?", "block divergence"),
     (r"^warps?", "occupancy"), (r"^(launch|launches|kernels?)$", "launches"), (r"^calls?$", "launches sync"), (r"^steps?$|^iterations?", "steps"),
     (r"^SMs?$", "sm_count"), (r"^(instructions?|inst)", "inst"), (r"^conflicts?", "bank_conflict"),
-    (r"^banks?", "bank_conflict"), (r"^cycles?", "stall"), (r"^lanes?", "divergence"), (r"^atomics?", "atomic"),
+    (r"^banks?", "bank_conflict"), (r"^cycles?", "stall cycles"), (r"^lanes?", "divergence"), (r"^atomics?", "atomic"),
     (r"^copies", "copy"), (r"^pass(es)?$", "passes"), (r"^waves?$", "waves"), (r"^[kKMGTP]?FLOPs?$|^flops?$", "flops"),
     (r"^(ops|operations)$", "launches"),
     (r"/s$|/sec$", "bandwidth flop_rate"), (r"^[kKMGT]?i?B$|^bytes?$", "bytes"), (r"B/sector|byte/sector|^useful bytes?$", "bytes_per_sector"),

@@ -22,6 +22,7 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
               "halve": "decrease", "vanish": "decrease"}
 _DIR_WORD = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
+_IDIOM = re.compile(r"\s+(?:generally|specifically|importantly|likely|precisely|or less|than once|often than not)\b", re.I)
 _MOTION = re.compile(r"\b(?:go(?:es|ing)?|went|gone|move[sd]?|climb\w*|jump\w*|ramp\w*|push\w*|bring\w*|come[s]?|"
                      r"ris\w*|shoot\w*|get[s]?)\s+$", re.I)
 
@@ -30,27 +31,30 @@ def _dir_search(text: str) -> Optional[re.Match]:
     """The first direction word of a text; "up to ~46%" bounds a size (at most) and says no rise, unless a verb of
     motion moves it ("goes up to 46%")."""
     for m in _DIR_WORD.finditer(text):
+        if m.group(1).lower() in ("more", "less") and _IDIOM.match(text, m.end()):
+            continue  # "or more generally": no rise
         if m.group(1).lower() == "up" and re.match(r"\s+to\b", text[m.end():]) and not _MOTION.search(text[:m.start()]):
             continue
         return m
     return None
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?%)|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
-                           r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)\w+)?|"
+                           r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)[A-Za-z]\w*)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
-                           r"number of (?:launches|kernels)|launches|kernel count)\b", re.I)
+                           r"number of (?:launches|kernels)|launches|kernel count|kernels per (?:loop|step|iteration|call))\b", re.I)
 # an outcome named in plain words, with up to two words that say which ("rank 0's all-reduce time", "per-op time",
 # "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
 _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)?(?=\s+(?:should|will|to|from|drops?|falls?|~?\d))|duration|lag|delay|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
                       r"[\w-]*(?:active|busy|idle) fraction|utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls|wavefronts|sectors|"
-                      r"requests|transactions|conflicts|instructions)(?: per (?:step|op|launch|call|iteration))?)\b",
+                      r"requests|transactions|conflicts|instructions|count)(?: per (?:step|op|launch|call|iteration))?)\b",
                       re.I)
 
 
 def clause_direction(clause: str) -> Optional[str]:
     """The direction the clause states first: a move from one value to another, or a direction word."""
-    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause)) if m and _num(m["a"]) != _num(m["b"])]
+    moves = [m for m in (_FROM_TO.search(clause), _ARROW.search(clause), _INSTEAD.search(clause))
+             if m and _num(m["a"]) != _num(m["b"])]
     d = _dir_search(clause)
     w = _FROM_TO_WORD.search(clause)
     arrow = _UP_DOWN.search(clause)
@@ -77,7 +81,7 @@ _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 def _num(text: str) -> float:
     """'598M' -> 5.98e8: a value of a move, with its scale letter."""
-    text = text.replace(",", "")  # "4,096"
+    text = text.replace(",", "").replace(" ", "")  # "4,096", "262 K"
     return float(text[:-1]) * _SCALE[text[-1]] if text[-1] in _SCALE else float(text)
 
 
@@ -98,6 +102,12 @@ _FROM_TO_WORD = re.compile(r"\bfrom\s+(?:~|about\s+|nearly\s+)?\d+(?:\.\d+)?\s*\
                            re.I)
 _ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u1>[^\s\d→>]*)\s*(?:→|->|=>|⟶)\s*"
                     r"(?:~|about\s+|>=?\s*)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
+
+
+# a move written as its outcome against what it replaces: "262 K instead of ~67 M updates", "~0.15 ms instead of 1.05 ms"
+_INSTEAD = re.compile(r"(?<![\w.,])~?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[kKMG](?![A-Za-z]))?)"
+                      r"(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?\s+instead of\s+(?:the\s+)?~?"
+                      r"(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[kKMG](?![A-Za-z]))?)\s*(?P<u1>\S*)")
 
 
 _QUALIFIER = re.compile(r"(?:during|per|each|every|in|within|over|across|to|from)\b", re.I)  # "during a step": when, not what
@@ -172,6 +182,7 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
         if named:
             return named
     return _named(metric) if metric else metric, direction
+
 
 
 _STOP = re.compile(r"^(?:expect\w*|should|will|would|and|or|so|the|with|then|its|their|a|an|see|watch|metrics?|"

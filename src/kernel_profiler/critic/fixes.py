@@ -130,6 +130,11 @@ def _library_edit(c: "Context") -> list[str]:
             f"own: change the call site instead (the shape, dtype or layout of the call, a fused op, another API)."]
 
 
+# a fix that states no measured outcome: a failure of how the answer reads, not of what it claims
+NO_METRIC = "The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum)."
+NO_DIRECTION = "The fix gives no direction: say whether the metric should increase or decrease, and by about how much."
+
+
 def check_fix(c: "Context") -> list[str]:
     a = c.answer
     if not a.fix_text.strip():
@@ -142,9 +147,9 @@ def check_fix(c: "Context") -> list[str]:
     if (not metric or direction not in ("increase", "decrease")) and at_roofline(c) and _LEAVE.search(a.fix_text):
         return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move
     if not metric:
-        out.append("The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum).")
+        out.append(NO_METRIC)
     if direction not in ("increase", "decrease"):
-        out.append("The fix gives no direction: say whether the metric should increase or decrease, and by about how much.")
+        out.append(NO_DIRECTION)
     if out:
         return out
     e = CATALOG.get(c.claimed or "")
@@ -310,9 +315,12 @@ def _register_squeeze(c: "Context", key: Optional[str]) -> Optional[str]:
     return None
 
 
-_ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\bsynchroni[sz]e\w*(?:\(\))?`?\s+(?:right |immediately |directly )?after "
-                       r"(?:each|every)(?: one)?(?: of the (?:\w+ )?)?(?:op|launch|kernel|call|matmul|gemm|layer)|"
+_ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\b(?:cuda(?:Stream|Device))?synchroni[sz]e\w*(?:\([^)]*\))?(?:;\s*[\w.]+\([^)]*\);?)?`?\s+"
+                       r"(?:right |immediately |directly )?after "
+                       r"(?:each|every)(?: one)?(?: of the)?\s+(?:\w+\s+)?(?:op|launch|kernel|call|matmul|gemm|layer|pass)|"
                        r"\bsynchroni[sz]\w* (?:early and often|more often|more frequently)|"
+                       r"\bafter (?:each|every)(?: one of the)? `?[\w.]+(?:\([^)]*\))?`?,? (?:call |add |insert )?`?(?:cuda(?:Stream|Device)"
+                       r"Synchronize|torch\.cuda\.synchronize)|"
                        r"\bmake (?:every|each|all) (?:launch|kernel|op)\w* (?:synchronous|blocking)", re.I)
 _LOWER_CAP = re.compile(r"\b(?:lower|reduce|cut|tighten|decrease|drop|shrink)\w*\b[^.;]{0,30}\bregister (?:cap|limit|count|budget)"
                         r"|\bregister (?:cap|limit|budget)\b[^.;]{0,20}\b(?:lower|down|reduc\w*|from \d+ to)\b"

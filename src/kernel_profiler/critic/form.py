@@ -2,6 +2,7 @@
 
 - `parse_answer` reads Answer JSON (any shape kernel-profiler writes) or Markdown with `## Bottleneck`, `**Bottleneck:**`,
   `1. Bottleneck:` or plain `Bottleneck:` headings, labels in other words, and the parts a layout leaves unlabelled.
+- `read_by_role` reads Markdown a second way: every part from what each sentence does (roles.py), whatever the layout.
 - What a reader sees (`clean`, `addressed_to_reviewer`) is in visible.py; the causal chain in chain.py.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
 from .paragraphs import LABEL, ORDER, paragraphs, unlabelled
-from .roles import BOUND as _BOUND, VERDICT as _VERDICT, opens_with_a_change, read_roles, says_what_to_do
+from .roles import BOUND as _BOUND, FIX_START, VERDICT as _VERDICT, opens_with_a_change, read_roles, says_what_to_do
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
@@ -49,6 +50,7 @@ _BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*|[-*+•][ \t]+)?(?:\*\*|_
 # a plain label in other words opening a line, its text after the colon
 _PLAIN_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?P<w>[A-Za-z][^:\n]{0,100}?)[ \t]*:(?:[ \t]+(?=\S)|[ \t]*$)", re.M)
 _DASH = re.compile(r"\s(?:—|–|--)\s")
+_SECTION_PREFIX = re.compile(r"^(?:appendix|part|section)\b\s*[\w.]{0,3}\s*[:—–-]\s*", re.I)  # "Appendix: the change"
 _DASH_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?P<w>[A-Za-z][\w '’]{0,40}?)[ \t]+(?:—|–|--)[ \t]+(?=\S)", re.M)
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\d+[.)][ \t]*)?(?:\*\*|__)?[ \t]*(?:\d+[.)][ \t]*)?" + _PART +
@@ -61,7 +63,9 @@ def _key(word: str) -> str:
 
 
 def _part_of(words: str) -> Optional[str]:
-    """The part a label in other words names ("Short version" -> bottleneck, "What I'd do" -> fix), or None."""
+    """The part a label in other words names ("Short version" -> bottleneck, "What I'd do" -> fix, "Appendix: the
+    change" -> fix), or None."""
+    words = _SECTION_PREFIX.sub("", words).strip().rstrip(".:").strip()
     return next((k for k, pat in _KEYS if pat.match(words)), "fix" if _FIX_WORDS.match(words) else None)
 
 
@@ -184,6 +188,8 @@ def _unframe(text: str) -> str:
 _CHECKBOX = re.compile(r"^([ \t]*[-*+][ \t]+)\[[ xX]\][ \t]*", re.M)  # "- [x] **Bound:** host": a checklist item
 
 
+_HEADING_SAYS = re.compile(r"[ \t]{0,3}#{1,6}[ \t]*[A-Za-z][\w '’-]{0,30}:[ \t]*(\S[^\n]{3,})$")  # "## Verdict: near peak"
+_EXPLAINS = re.compile(r"(?:the )?(?:floor|roofline|arithmetic|math|gap|ceiling)s?|speed[- ]of[- ]light", re.I)
 _FIX_TAIL = re.compile(r"^[\s#*_\d.)]*(?:metrics?|outcome|predict\w*|verif\w*|validat\w*|success|result|target|"
                        r"what (?:should|will) (?:move|change))\b", re.I)
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.M | re.S)
@@ -202,17 +208,27 @@ def _parse_markdown(text: str) -> Answer:
     heads = [h for i, h in enumerate(heads) if not (h[2] == "other" and i and heads[i - 1][2] != "other" and
                                                      not text[heads[i - 1][1]:h[0]].strip())]
     # "## What's limiting X" then "**Register spilling.** ...": the label opens the part's text
+    if any(p == "bottleneck" for _, _, p in heads):  # "**Floor.** ..." before "**Bound:** ...": the roofline
+        heads = [(a, b, "mechanism") if p == "other" and _EXPLAINS.fullmatch(text[a:b].strip(" \t\n#*_:.")) else (a, b, p)
+                 for a, b, p in heads]  # arithmetic explains the verdict the answer labels
     while heads and heads[0][2] == "other":  # a label in other words before any part ("**Context:**") starts nothing
         heads = heads[1:]
     last_other = text[heads[-1][1]:].strip() if heads and heads[-1][2] == "other" and len(heads) > 1 else ""
     sections: dict[str, str] = {}
+    titled: dict[str, str] = {}
     for i, (start, end, part) in enumerate(heads):
         stop = heads[i + 1][0] if i + 1 < len(heads) else len(text)
         body = text[end:stop].strip()
+        said = _HEADING_SAYS.match(text[start:end])
+        if said and part != "other":  # "## Diagnosis: stream_scale is compute-bound": the heading states the part
+            titled.setdefault(part, said.group(1).strip())
         if not sections.get(part):  # the first heading of a part with text under it ("# Diagnosis" titles nothing)
             sections[part] = body
         elif part in ("fix", "mechanism", "other") and body:  # "Fix: ..." then "Expected: ...": one fix in two labelled lines;
             sections[part] += "\n\n" + body  # "**Duration:** ...", "**Memory:** ...": sections in other words
+    for part, said in titled.items():
+        if said not in sections.get(part, ""):
+            sections[part] = (said.rstrip(".") + ". " + sections.get(part, "")).strip()
     sections.update(unlabelled(text[:heads[0][0]] if heads else text, heads[0][2] if heads else None, sections))
     if "evidence" not in sections:  # a table of measurements under another part, else before the first heading
         for part, body in list(sections.items()) + [(None, text)]:
@@ -253,12 +269,28 @@ def _parse_markdown(text: str) -> Answer:
         raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
                                 "(as ## headings, **bold:** labels or plain 'Label:' lines), is not JSON, and has "
                                 f"fewer than {len(ORDER)} paragraphs to read in that order")
+    return _answer_of(sections)
+
+
+def _answer_of(sections: dict[str, str]) -> Answer:
+    """The Answer of the four parts read from a text."""
     fix = sections.get("fix", "")
     metric, direction = fix_metric_direction(fix)
     kern = re.search(r"`([A-Za-z_][\w:<>]*)", sections.get("bottleneck", ""))
     return Answer(kernel=kern.group(1) if kern else None, bottleneck=sections.get("bottleneck", ""),
                   evidence=parse_evidence(sections.get("evidence", "")), explanation=sections.get("mechanism", ""),
                   fix=Fix(change=fix, metric=metric, direction=direction) if fix.strip() else None)
+
+
+def read_by_role(text: str) -> Optional[Answer]:
+    """A second reading of a Markdown answer: the four parts from what each sentence does, whatever its layout says
+    (roles.py); None for JSON and for a text that reading cannot split into four parts."""
+    if not isinstance(text, str) or text.strip().startswith(("{", "```")):
+        return None
+    sections = read_roles(_CHECKBOX.sub(r"\1", _unframe(clean(text))))
+    if not all(sections.get(p, "").strip() for p in ORDER):
+        return None
+    return _answer_of(sections)
 
 
 def _explaining(bottleneck: str) -> str:
@@ -310,10 +342,11 @@ def _terse(text: str) -> dict[str, str]:
     if verdict is not None:  # "saxpy (fixed), ncu:" heads the note; "=> latency-bound: ..." is its verdict
         m = BULLET.match(verdict)
         out["bottleneck"] = re.sub(r"^\W*", "", m.group(1) if m else verdict).strip()
-    if after:
-        out["fix"] = LABEL.sub("", after[-1], count=1).strip()
-        if after[:-1]:
-            out["mechanism"] = "\n\n".join(after[:-1])
+    if after:  # the fix runs from the block that opens with it ("fix → ...", "The fix is ...") to the end, a caveat
+        at = next((j for j, b in enumerate(after) if FIX_START.match(b)), len(after) - 1)  # after it included
+        out["fix"] = LABEL.sub("", "\n\n".join(after[at:]), count=1).strip()
+        if after[:at]:
+            out["mechanism"] = "\n\n".join(after[:at])
     rest = []
     last = None
     for line in body.splitlines():  # "- bottleneck: ...", "- cause: ...", "- change: ..." as labelled items

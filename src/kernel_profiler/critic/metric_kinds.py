@@ -11,7 +11,7 @@ RATE = re.compile(r"bytes?[ _]per[ _]sector|activity|useful bytes|per[_ ]second|
                   r"active|occupancy|issue|\bipc\b|efficien|hit[ _]rate|threads?(?:[ _]per[ _]|/)inst|thread_inst_executed_per|"
                   r"clock|flops?/s|tflop|speed|\brate\b|pct_of_peak|% of (?:the )?peak|fraction of peak|sol\b", re.I)
 COST = re.compile(r"time|duration|latency|\blag\b|_lag|_ns\b|step|wall|idle|wait|stall|sync|bytes|traffic|sector|request|transaction|"
-                  r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|cop(?:y|ies)|"
+                  r"wavefront|conflict|spill|local|replay|inst|launches|kernel[ _]count|number of kernels|kernels per|cop(?:y|ies)|"
                   r"passes|atom|_red\b|divergen|calls|count", re.I)
 # one pipe's or one cache's share of its peak (see metric_direction)
 PIPE = re.compile(r"pipe_(?!tensor)|\b(?:XU|FMA|ALU|FP64|LSU|MIO)(?: pipe|(?= (?:utili[sz]ation|busy|activity)))|^(?:lts|l1tex)__throughput|"

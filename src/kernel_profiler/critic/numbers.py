@@ -84,8 +84,8 @@ def family_and_factor(unit: Optional[str]) -> tuple[str, float]:
     m = re.fullmatch(r"([kKMGTP])?FLOP(?:/s|S|s)", u) or re.fullmatch(r"([kKMGTP])?flop/s", u)
     if m:
         return "flop_rate", {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}[m.group(1) or ""]
-    m = re.fullmatch(r"([kKMGT]i?)?(?:B|bytes?|byte)", u)
-    if m:
+    m = re.fullmatch(r"([kKMGT]i?)?(?:B|bytes?|byte)", u) or re.fullmatch(r"([kKMGT]i?)(?:B|bytes?|byte)/(?:block|CTA)", u)
+    if m:  # "204.8 KB/block": the bytes of one block (a per-sector or per-request byte count is a ratio)
         return "bytes", _BYTE_PREFIX[m.group(1) or ""]
     m = re.fullmatch(r"([kMG])?Hz|hz", u)
     if m:

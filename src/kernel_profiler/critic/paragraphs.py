@@ -6,11 +6,12 @@ import re
 from typing import Optional
 
 from .numbers import scrub, sentences
-from .roles import (FIX_START as _FIX_START, VERDICT as _VERDICT, cites_a_measurement, opens_with_a_change,
+from .roles import (BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDICT, cites_a_measurement, opens_with_a_change,
                     says_what_to_do, verdict_of)
 
 ORDER = ("bottleneck", "evidence", "mechanism", "fix")
-LABEL = re.compile(r"^(?:\d+[.)][ \t]*)?(?:(\*\*|__)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")  # a leading number or bold label
+# a leading number or bold label; a bold sentence ("**The program is host-bound by launch overhead.**") is no label
+LABEL = re.compile(r"^(?:\d+[.)][ \t]*)?(?:(\*\*|__)(?![^*_\n]*?\s\S+\s\S+\s\S+[^*_\n]*?[.!]\1)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")
 
 
 def paragraphs(text: str) -> list[str]:
@@ -61,7 +62,9 @@ def unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[s
         if not _VERDICT.search(paras[0]) and later and not says_what_to_do(next(iter(sentences(paras[0])), "")):  # "You asked whether ... Let's check.": the verdict comes
             # later ("That's the bottleneck: ..."); the opening paragraph is part of the reasoning (one that opens
             # with the change is the fix: read by sentence role below)
-            return {"bottleneck": later[0].strip(), "evidence": paras[1],
+            bound = [x for x in later if _BOUND.search(x)]  # "..., a latency bound created by contention" before
+            # "the dominant stall is ..., waiting on the shared-memory pipe"
+            return {"bottleneck": (bound or later)[0].strip(), "evidence": paras[1],
                     "mechanism": "\n\n".join([paras[0]] + paras[2:at]), "fix": "\n\n".join(paras[at:])}
         return {"bottleneck": paras[0], "evidence": paras[1], "mechanism": "\n\n".join(paras[2:at]),
                 "fix": "\n\n".join(paras[at:])}
@@ -92,4 +95,4 @@ def _prose(paras: list[str]) -> dict[str, str]:
     if not head or not measured:
         return {}
     return {"bottleneck": head.strip(), "evidence": "\n".join(f"- {x.strip()}" for x in measured),
-            "mechanism": " ".join(x.strip() for x in rest) or head.strip(), "fix": paras[-1]}
+            "mechanism": "\n".join(x.strip() for x in rest) or head.strip(), "fix": paras[-1]}

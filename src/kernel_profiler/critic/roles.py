@@ -22,7 +22,8 @@ VERDICT = re.compile(BOUND.pattern + r"|short version|tl;?dr|bottom line|in shor
 FIX_START = re.compile(r"\W*(?:the |my )?(?:fix|change|remedy|recommendation|solution)\b|\W*(?:I['’]?d|I would|we should|"
                        r"you should|to fix|instead,)\b", re.I)
 # a sentence that says what to do: an imperative first word, or a phrase that proposes a change
-_DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step)s?\s*[:—-]|(?:please\s+)?(?:use|switch|replace|fuse|"
+_DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what to (?:change|do)|what I['’]?d (?:change|do))s?"
+                 r"\W{0,3}[:—-]|(?:please\s+)?(?:use|switch|replace|fuse|"
                  r"batch|pin|move|remove|drop|hoist|cache|pad|merge|reuse|preallocate|allocate|call|build|feed|"
                  r"snapshot|clear|avoid|keep|launch|run it|make|let|try|enable|disable|rewrite|restructure|vectori[sz]e|"
                  r"transpose|swizzle|convert|cast|store|load|issue|overlap|stage|split|increase|decrease|raise|lower|"
@@ -30,9 +31,9 @@ _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step)s?\s*
                  r"group|sort|reorder|rearrange|privati[sz]e|accumulate|combine|compute|inline|specialize|prefetch|"
                  r"double-buffer|free|copy|upload|download|schedule|add|introduce|mark|compile|wrap|delete|"
                  r"shrink|grow|widen|pack|fold|flatten|collapse|bucket|chunk|route|pass|read|write|index|"
-                 r"query|loop|process|hand|bind|lock|preload|materiali[sz]e|reshape|permute|contiguous)\b"
-                 r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?|overhead|count|latency|rate|"
-                 r"config\w*|bound|cost|stats?|statistics)\b|-))|"
+                 r"query|loop|process|hand|bind|lock|preload|materiali[sz]e|reshape|permute|contiguous|choose|pick|select)\b"
+                 r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?|overhead|count|latency|rate|active|slots?|"
+                 r"config\w*|bound|cost|stats?|statistics)\b|-| ?[(.,;:]))|"
                  r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|only lever|(?:only|one) (?:thing|lever|change|knob) (?:that )?"
                  r"(?:would|could|can|will|remains?|is left|left)\b|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
                  r"we should|you should|should (?:use|switch|replace|fuse|batch|pin|move|remove|pad|be (?:replaced|"
@@ -56,10 +57,15 @@ def says_what_to_do(sentence: str) -> bool:
     return bool(_DO.search(scrub(sentence)) or FIX_START.match(sentence))
 
 
+_ONLY_DOMINANT = re.compile(r"(?:dominat ?)+")
+
+
 def verdict_of(said: list[str]) -> int:
     """Which sentence gives the verdict: the first that names a bound, else a short first sentence ("launch
     overhead, pretty clear cut."), else the first with a verdict's words ("waits on the copy"), else the first."""
-    bound = next((i for i, x in enumerate(said) if BOUND.search(x)), None)
+    bound = next((i for i, x in enumerate(said) if BOUND.search(x) and not _ONLY_DOMINANT.fullmatch(
+        " ".join(m.group(0).lower() for m in BOUND.finditer(x)))), None)  # "X-bound" before "the dominant stall is"
+    bound = bound if bound is not None else next((i for i, x in enumerate(said) if BOUND.search(x)), None)
     if bound is not None:
         return bound
     if said and len(re.findall(r"[A-Za-z]{2,}", scrub(said[0]))) <= 12:

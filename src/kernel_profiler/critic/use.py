@@ -40,6 +40,8 @@ def number_use(sentence: str, q: Quantity) -> Use:
     before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
     if _TARGET.search(whole[-80:]) or (q.unit or "").lower() in ("x", "×") and _FACTOR_MOVE.search(before):
         return Use(predicted=True)  # ("to drop ~8x", "should fall 3x": the factor of a predicted move)
+    if _PREMISE.match(re.split(r"[;]|\.\s", whole)[-1]):
+        return Use(predicted=True)  # "Assuming cuBLAS reaches 50-70% of the TF32 figure, ...": a premise, not measured
     bound = "upper" if _UPPER.search(before) else "lower" if _LOWER.search(before) else None
     across = bound == "lower" and q.family == "count" and bool(re.search(r"\bover\s*(?:~|about\s+)?$", before, re.I))
     # "256 iterations per element over 16M elements": across them, or more than them; a bound that fails is unverified
@@ -58,6 +60,7 @@ _FACTOR_MOVE = re.compile(r"\b(?:drop|fall|shrink|rise|grow|improve|speed\w* up|
                           r"be cut|cut|halve|multiply|climb)\w*\s+(?:by\s+)?(?:~|≈|about\s+|roughly\s+|around\s+)?$",
                           re.I)
 _MODAL = re.compile(r"\b(?:could|would|might|should)\b", re.I)
+_PREMISE = re.compile(r"\W*(?:assuming|suppos(?:e|ing)|if we assume|let['’]?s (?:say|assume)|hypothetically)\b", re.I)
 
 
 # "against 540,672 FLOP per cycle x 1.59 GHz = 861 TFLOP/s": the result of an expression that follows a comparison word
