@@ -59,17 +59,23 @@ DATA = Path(__file__).parent / "data"
 # counts only, at 35f7fb7 (4/28, 7/20; 3/28, 9/20) and at 6d30b6d (3/28, 7/20; 3/28, 10/20), then read from 04:13
 # UTC: development sets since. All bounds are the counts at 726924d (the older ones tightened to them; 71f78fc gives
 # the same verdicts).
+# Eleventh session (2026-12-02, 05:42-08:42 UTC): blind40-43 (48 answers each, by helpers that never read or ran the
+# critic) were scored blind, counts only: blind40+41 at 4207152 (9/55, 18/41) and with the second reading alone
+# (9/55, 17/41), read from 05:54 UTC; blind42+43 at 4207152 (7/55, 18/41) and with the session's first readings
+# (8/55, 19/41), read from 06:12 UTC. Development sets since. blind44 and blind45 (48 answers each, landed 06:54 UTC)
+# were scored once, counts only, at 4207152 (3/27, 8/21; 3/26, 8/22) and at this session's final critic (3/27, 6/21;
+# 2/26, 8/22), and never read: their bounds are that score. All other bounds are the counts at this session's critic
+# (the older ones tightened to them).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
-           "adversarial_blind20": (2, 6), "adversarial_blind21": (2, 4),
-           "adversarial_blind22": (1, 6), "adversarial_blind23": (4, 2),
-           "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 1),
-           "adversarial_blind26": (0, 8), "adversarial_blind27": (2, 10),
-           "adversarial_blind28": (0, 5), "adversarial_blind29": (1, 3),
-           "adversarial_blind30": (0, 5), "adversarial_blind31": (1, 2),
-           "adversarial_blind32": (3, 8), "adversarial_blind33": (0, 6),
-           "adversarial_blind34": (3, 6), "adversarial_blind35": (1, 7),
-           "adversarial_blind36": (0, 10), "adversarial_blind37": (1, 9),
-           "adversarial_blind38": (1, 5), "adversarial_blind39": (3, 10)}
+           "adversarial_blind20": (2, 4), "adversarial_blind21": (2, 4), "adversarial_blind22": (1, 5),
+           "adversarial_blind23": (3, 2), "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 1),
+           "adversarial_blind26": (0, 8), "adversarial_blind27": (2, 8), "adversarial_blind28": (0, 4),
+           "adversarial_blind29": (1, 3), "adversarial_blind30": (0, 4), "adversarial_blind31": (1, 2),
+           "adversarial_blind32": (3, 7), "adversarial_blind33": (0, 6), "adversarial_blind34": (3, 4),
+           "adversarial_blind35": (1, 6), "adversarial_blind36": (0, 7), "adversarial_blind37": (1, 8),
+           "adversarial_blind38": (1, 5), "adversarial_blind39": (3, 8), "adversarial_blind40": (4, 5),
+           "adversarial_blind41": (6, 1), "adversarial_blind42": (7, 7), "adversarial_blind43": (2, 6),
+           "adversarial_blind44": (3, 6), "adversarial_blind45": (2, 8)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
