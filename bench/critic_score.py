@@ -211,6 +211,13 @@ read or ran the critic), each pair scored counts only before any of it was read:
   4207152 6/53 (11%), 16/43 (37%); the session's final critic 5/53 (9%), 14/43 (33%). A small gain on unseen prose,
   the first since the ninth session, from the second reading and the new checks of claims; the goals (5% false
   accepts, 10% false rejects) stay out of reach on prose no rule was fitted to.
+  Two more checks of claims came after that score, from the accepted wrong answers of the read sets: a GEMM the
+  engine finds on the FMA pipe with no tensor-core instruction refuses an answer that never names the tensor cores
+  (a secondary cause: bank conflicts, a memory bound); a bare latency bound is refused for a kernel whose SM issues
+  an instruction at least 60% of active cycles. They close 7 false accepts (blind7, 10, 23, 32, 34, 40, 41) and add
+  no false reject on any set; blind44+45, scored once more (counts only), are unchanged (5/53, 14/43). At that
+  critic: development sets 25/700 (3.6%), 65/553 (11.8%); old 9/93, 24/80; blind32+33 2/50, 13/40; blind34+35 3/53,
+  10/43; blind40+41 8/55, 6/41; the other pairs as above.
 """
 from __future__ import annotations
 

@@ -25,7 +25,8 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
                            r"\b(?:bottleneck|limiter) is (?:the )?(?:memory|DRAM|HBM)\b"),
                 ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound|"
                             r"\b(?:SFU|XU|MUFU|FMA|ALU|FP64|FP32)(?: pipe| unit)?[- ](?:limited|bound)\b"),
-                ("latency", r"latency[- ]bound"),
+                ("latency", r"latency[- ]bound|\blatency[- ]limited\b|\b(?:memory[- ])?latency (?:problem|issue|bottleneck)\b|"
+                            r"\b(?:bound|limited) by (?:memory |DRAM |load )?latency\b"),
                 ("kernel", r"(?<!not )(?<!not a )kernel[- ]bound|(?<!not )GPU[- ]bound|"
                            r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]
 

@@ -21,6 +21,7 @@ from typing import Optional
 
 from .. import catalog, signatures
 from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
+from ..kernel_name import KernelName
 from ..signatures import Measured
 from .answer import Answer
 from .arithmetic import wrong_arithmetic
@@ -116,8 +117,9 @@ def _measured(c: Context, key: Optional[str]) -> Measured:
 
 def check_signature(c: Context) -> list[str]:
     mid = c.claimed
+    missed = _missed_tensor_cores(c, mid)  # said beside whatever the claim's own signature says
     if mid is None or mid not in CATALOG:
-        return []
+        return missed
     key = subject(c) if CATALOG[mid].scope == "kernel" else None
     x = _measured(c, key)
     status, txt = signatures.check(mid, x)
@@ -129,8 +131,32 @@ def check_signature(c: Context) -> list[str]:
     c.signature = f"{mid}: {status}" + (f" ({txt})" if txt else "")
     if status == signatures.ABSENT:
         who = f"`{c.facts.kernels.get(key, key)}`" if key else "the program"
-        return [f"The answer claims {mid.replace('_', ' ')}, but the captures contradict it for {who}: {txt}."]
-    return (_wrong_rank(c, mid) + _no_spill(c, mid, x) if status == signatures.PRESENT else []) + _not_thermal(c, mid)
+        return [f"The answer claims {mid.replace('_', ' ')}, but the captures contradict it for {who}: {txt}."] + missed
+    return (_wrong_rank(c, mid) + _no_spill(c, mid, x) if status == signatures.PRESENT else []) + \
+        _not_thermal(c, mid) + missed
+
+
+_TENSOR_WORDS = re.compile(r"tensor[- ]?cores?|tensor[- ]pipe|\b[HW]?G?MMA\b|\bwgmma\b|\bWMMA\b|\bTF32\b|allow_tf32|"
+                           r"cublasLt|\bmatrix (?:cores?|units?)\b", re.I)
+
+
+def _missed_tensor_cores(c: Context, mid: Optional[str]) -> list[str]:
+    """A matrix product on the FMA pipe with no tensor-core instruction (the engine's primary finding for the kernel
+    in question, and its signature present): the tensor-core path is the gap to its roofline. An answer that blames
+    anything else and never names the tensor cores explains a part of the gap at most (padding away bank conflicts,
+    more occupancy)."""
+    if mid == "no_tensor_cores" or _TENSOR_WORDS.search(c.raw or ""):
+        return []
+    key, d = subject(c), c.facts.diagnosis
+    if key is None or d is None or d.primary is None or d.primary.mechanism != "no_tensor_cores" or \
+            KernelName(d.primary.kernel or "").key != key:  # the engine's finding for this kernel, and its signature
+        return []
+    status, txt = signatures.check("no_tensor_cores", _measured(c, key))
+    if status != signatures.PRESENT:
+        return []
+    said = f"claims {mid.replace('_', ' ')}" if mid else "names no cause the captures could check"
+    return [f"`{c.facts.kernels.get(key, key)}` is a matrix product on the FMA pipe with no tensor-core instruction "
+            f"({txt}): the tensor-core path is the gap to its roofline, and the answer {said} without it."]
 
 
 _HEAT = re.compile(r"\bthermal|\btemperature|\boverheat|\bheat\b|\bhot\b|\bcooling\b", re.I)
@@ -237,6 +263,7 @@ MEMORY_LIMITS_PCT = 70.0  # DRAM this busy is the limit
 MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half busy: not memory-bound (this
 # holds whenever no level is even 15% busy, the rule it replaced)
 SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+ISSUE_PCT = "smsp__issue_active.avg.pct_of_peak_sustained_active"
 COMPUTE_WEAK_PCT = 40.0  # an SM under this busy, with DRAM busier, is not compute-bound (sm__throughput is the
 # busiest of the SM's units: a saturated XU or FMA pipe shows in it)
 SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
@@ -271,6 +298,10 @@ def _kernel_bound(c: Context, b: str) -> list[str]:
         # a bare "latency-bound" (no catalogued cause: atomics and occupancy limits keep their own signatures)
         return [f"The answer calls {who} latency-bound, but its cache hierarchy is {busiest[0]:.1f}% busy "
                 f"({busiest[1]}): the throughput of that level is the limit, not the wait for memory."]
+    issue = max([f.value for f in c.facts.named(ISSUE_PCT, key)], default=None)
+    if b == "latency" and c.claimed is None and issue is not None and issue >= signatures.ISSUE_HIDES_LATENCY:
+        return [f"The answer calls {who} latency-bound, but its SM issues an instruction {issue:.1f}% of active "
+                f"cycles ({ISSUE_PCT}): the warps are not waiting, the instructions are the work."]
     return []
 
 

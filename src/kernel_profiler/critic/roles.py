@@ -14,7 +14,9 @@ from .numbers import scrub, sentences
 
 _BOUNDS_SPACED = (r"\b(?:memory|compute|latency|host|CPU|launch|transfer|copy|PCIe|DRAM|bandwidth|issue|instruction|"
                   r"math|GPU|kernel) bound\b")
-BOUND = re.compile(_BOUNDS_SPACED + r"|-bound\b|\bbound (?:by|on)\b|limited by|\bbottleneck|\bdominat", re.I)
+BOUND = re.compile(_BOUNDS_SPACED + r"|-bound\b|\bbound (?:by|on)\b|limited by|\bbottleneck|\bdominat|"
+                   r"(?<!not a )(?<!not an )(?<!\bno )\b(?:latency|bandwidth|occupancy|launch[- ]overhead|synchroni[sz]ation) "
+                   r"(?:problem|issue)\b", re.I)
 VERDICT = re.compile(BOUND.pattern + r"|short version|tl;?dr|bottom line|in short|bottleneck|"
                      r"\bwait(?:s|ing)? (?:for|on)\b|dominat|throttled by|\bis the (?:problem|cost|limit)\b|"
                      r"\bas slow as\b|\bsets? the (?:time|pace)\b|\bnear (?:the )?(?:peak|roofline)\b|"
