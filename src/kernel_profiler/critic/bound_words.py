@@ -31,7 +31,8 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
                            r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]
 
 
-_FAR_FROM = re.compile(r"\b(?:far from|nowhere near|never|rather than|instead of|no longer)\s+(?:\w+\s+)?$", re.I)
+# a bound named to rule it out: "far from memory-bound", "..., not bandwidth-bound", "rather than latency-bound"
+_FAR_FROM = re.compile(r"\b(?:far from|nowhere near|never|rather than|instead of|no longer|not|n['’]t)\s+(?:\w+\s+)?$", re.I)
 
 
 def answer_bound(c: Context) -> Optional[str]:
@@ -55,12 +56,7 @@ def _stated(text: str) -> Optional[str]:
     """The bound a verdict states: the first it names that it does not rule out ("latency-bound ..., not
     bandwidth-bound" is latency)."""
     found = sorted((m.start(), i, b, m) for i, (b, pat) in enumerate(_BOUND_WORDS) for m in re.finditer(pat, text, re.I))
-    return next((b for _, _, b, m in found if not _NOT_BEFORE.search(text[max(0, m.start() - 30):m.start()]) and
-                 not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()])), None)
-
-
-_NOT_BEFORE = re.compile(r"\b(?:not|n['’]t|never|no longer|rather than|instead of)\s+(?:(?:a|an|the|just|simply|really|"
-                         r"purely)\s+)?$", re.I)  # "..., not bandwidth-bound"
+    return next((b for _, _, b, m in found if not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()])), None)
 
 
 def timeline_verdict(f: Facts) -> Optional[str]:

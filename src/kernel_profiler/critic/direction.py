@@ -37,6 +37,8 @@ def _dir_search(text: str) -> Optional[re.Match]:
             continue
         return m
     return None
+
+
 _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)[A-Za-z]\w*)?|"
@@ -182,7 +184,6 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
         if named:
             return named
     return _named(metric) if metric else metric, direction
-
 
 
 _STOP = re.compile(r"^(?:expect\w*|should|will|would|and|or|so|the|with|then|its|their|a|an|see|watch|metrics?|"

@@ -59,14 +59,11 @@ def says_what_to_do(sentence: str) -> bool:
     return bool(_DO.search(scrub(sentence)) or FIX_START.match(sentence))
 
 
-_ONLY_DOMINANT = re.compile(r"(?:dominat ?)+")
-
-
 def verdict_of(said: list[str]) -> int:
     """Which sentence gives the verdict: the first that names a bound, else a short first sentence ("launch
     overhead, pretty clear cut."), else the first with a verdict's words ("waits on the copy"), else the first."""
-    bound = next((i for i, x in enumerate(said) if BOUND.search(x) and not _ONLY_DOMINANT.fullmatch(
-        " ".join(m.group(0).lower() for m in BOUND.finditer(x)))), None)  # "X-bound" before "the dominant stall is"
+    bound = next((i for i, x in enumerate(said)  # "X-bound" before "the dominant stall is"
+                  if any(m.group(0).lower() != "dominat" for m in BOUND.finditer(x))), None)
     bound = bound if bound is not None else next((i for i, x in enumerate(said) if BOUND.search(x)), None)
     if bound is not None:
         return bound
