@@ -248,8 +248,8 @@ def materialise(case: str, name: str, work: Path) -> Path:
 
 
 def critique_cited(text: str, paths: list[Path]):
-    """The critic's verdict on the files an answer cites; a program's own log (run.log) cited beside the captures
-    is left out (the critic names the file it cannot read), as a user would pass only the profiler's files."""
+    """The critic's verdict on the files an answer cites (a program's own log, run.log, is read as one); a cited
+    file the critic cannot read is left out (the critic names it), as a user would pass only files it reads."""
     from kernel_profiler.errors import UnknownFormat
 
     while True:

@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from ..errors import (ArtifactError, CounterPermission, EmptyCapture, KernelProfilerError, ToolMissing,
                       UnknownFormat)
-from . import kineto, ncu_csv, ncu_report, ncu_source, nsys_rep, nsys_sqlite, parallel, ptxas, sass
+from . import kineto, ncu_csv, ncu_report, ncu_source, nsys_rep, nsys_sqlite, parallel, program_log, ptxas, sass
 from .tables import Artifacts, ResourceUsage, SassFunction
 
 HEAD_BYTES = 64 * 1024
@@ -64,6 +64,7 @@ READERS: list[tuple[str, Callable, Callable, str]] = [
     ("ncu-source-csv", ncu_source.sniff, ncu_source.load, "sass"),
     ("ptxas-log", ptxas.sniff, ptxas.load, "resources"),
     ("sass", sass.sniff, sass.load, "sass"),
+    ("program-log", program_log.sniff, program_log.load, "log"),  # last: any text log with a timing in it
 ]
 
 
@@ -157,6 +158,9 @@ def load_paths(paths: Iterable[str | Path], tmpdir: Path | None = None) -> Artif
     finally:
         if owned:
             shutil.rmtree(tmp, ignore_errors=True)
+    if arts.files and len(arts.logs) == len(arts.files):
+        raise EmptyCapture(", ".join(str(p) for p in paths),
+                           "a program's own log holds no profile: pass the nsys/ncu/PyTorch captures with it")
     if unknown:
         arts.warnings.append(f"skipped {len(unknown)} file(s) that are not profiler artifacts: "
                              + ", ".join(Path(u).name for u in unknown[:10]) + (" ..." if len(unknown) > 10 else ""))
@@ -196,7 +200,8 @@ def _plan_one(path: Path, tmp: Path, explicit: bool) -> tuple[Callable, str, Pat
     if explicit:
         raise UnknownFormat(path, "not a recognised profiler artifact (expected an nsys .sqlite/.nsys-rep, "
                                   "ncu .ncu-rep or CSV (raw, details or source page), PyTorch trace "
-                                  ".json[.gz], SASS/res-usage text, ptxas -v log, or kernel-profiler telemetry JSON)")
+                                  ".json[.gz], SASS/res-usage text, ptxas -v log, kernel-profiler telemetry JSON, "
+                                  "or a program log (.log/.out/.txt) with timings in it)")
     return None
 
 
@@ -208,6 +213,9 @@ def _add(arts: Artifacts, kind: str, result, shown: str, report_sass: list[SassF
         for k in result:
             k.source = shown
             (report_sass if isinstance(k, SassFunction) else arts.kernel_profiles).append(k)
+    elif kind == "log":  # the program's own output: numbers an answer may quote, no profile
+        result.source = shown
+        arts.logs.append(result)
     elif kind == "telemetry":
         result["source"] = shown
         (arts.step_times if result.get("kind") == "kernel-profiler.steps" else arts.telemetry).append(result)

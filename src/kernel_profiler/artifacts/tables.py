@@ -157,5 +157,6 @@ class Artifacts:
     resources: list[ResourceUsage] = field(default_factory=list)
     telemetry: list[dict] = field(default_factory=list)  # kernel-profiler telemetry JSON (one per file)
     step_times: list[dict] = field(default_factory=list)  # kernel-profiler.steps JSON: {"rank", "step_s": [...]}
+    logs: list = field(default_factory=list)  # program_log.ProgramLog: what the program printed (run.log)
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # files skipped while walking a directory, and why

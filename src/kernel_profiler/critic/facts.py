@@ -27,7 +27,7 @@ from ..kernel_name import KernelName
 from ..analysis.roofline import ceilings as roofline_ceilings
 from ..analysis.roofline import roofline as compute_roofline
 from ..metrics import TimelineView
-from .concepts import metric_concepts
+from .concepts import metric_concepts, text_concepts
 from .registry_facts import registry_facts
 from .numbers import family_and_factor
 
@@ -73,14 +73,15 @@ class Facts:
     sm_count: Optional[int] = None
 
     def add(self, metric: str, value, family: str, artifact: str, kernel: Optional[str] = None,
-            derivation: Optional[str] = None) -> None:
+            derivation: Optional[str] = None, concepts: Optional[frozenset] = None) -> None:
         try:
             v = float(value)
         except (TypeError, ValueError):
             return
         if not math.isfinite(v):
             return
-        self.items.append(Fact(metric, abs(v), family, artifact, kernel, derivation, metric_concepts(metric)))
+        self.items.append(Fact(metric, abs(v), family, artifact, kernel, derivation,
+                               metric_concepts(metric) if concepts is None else concepts))
 
     def add_unit(self, metric: str, value, unit: Optional[str], artifact: str, kernel: Optional[str] = None,
                  derivation: Optional[str] = None) -> None:
@@ -643,6 +644,11 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.add("telemetry.power_reasons", len(set(th["reasons"]) & POWER_REASONS), "count", src, None,
               "power clock-event reasons while busy")
     _rank_facts(f, diagnosis)
+    for log in arts.logs:  # what the program printed about itself: described by the words of its line
+        for v in log.values:
+            family, factor = family_and_factor(v.unit)
+            f.add(f"log.line{v.line}", v.value * factor, family, f"{log.source}:{v.line}", None, None,
+                  text_concepts(v.text) | {"log"})
     spec = devices.lookup(diagnosis.device or (arts.kernel_profiles[0].device if arts.kernel_profiles else None))
     if spec is not None:
         f.add("device.sm_count", spec.sm_count, "count", "datasheet")
