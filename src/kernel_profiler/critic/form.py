@@ -7,17 +7,16 @@
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Optional
 
-from pydantic import ValidationError
 
-from ..answer import Answer, Diagnosis, Fix
+from ..answer import Answer, Fix
 from .answer import AnswerFormatError
 from .evidence_lines import BULLET, metric_values, numbers_of, parse_evidence  # noqa: F401 (metric_values re-exported)
 from .numbers import scrub, sentences
 from .direction import fix_metric_direction
+from .json_text import answer_of_json, as_labelled_text, json_object, unfence
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
 from .paragraphs import LABEL, ORDER, paragraphs, unlabelled
 from .roles import BOUND as _BOUND, FIX_START, VERDICT as _VERDICT, opens_with_a_change, read_roles, says_what_to_do
@@ -128,36 +127,19 @@ def parse_answer(text: str) -> Answer:
         raise AnswerFormatError("the answer is empty: give Diagnosis JSON or Markdown with ## Bottleneck, "
                                 "## Evidence, ## Mechanism and ## Fix")
     body = text.strip()
-    fence = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", body, re.S)
-    if fence:
-        body = fence.group(1)
+    body = unfence(body)
     if body.startswith("{"):
-        return _parse_json(body)
-    return _parse_markdown(clean(text))
-
-
-def _parse_json(body: str) -> Answer:
-    """Answer JSON in any shape kernel-profiler writes: `analyze --json` (a Diagnosis), `ask --json` (an AskResult),
-    the `submit_answer` input, or the pre-1.2 ask answer (read by Answer's legacy reader)."""
-    try:
-        data = json.loads(body)
-    except ValueError as e:
-        raise AnswerFormatError(f"the answer looks like JSON but does not parse ({e})") from e
-    if not isinstance(data, dict):
-        raise AnswerFormatError("the answer JSON must be an object (an Answer, as `analyze --json` or `ask --json` "
-                                "print it)")
-    if "primary" in data:
         try:
-            return Diagnosis.model_validate(data).as_answer()
-        except ValidationError:
-            pass  # read as the Answer it holds at its top level
-    if "bottleneck" not in data and isinstance(data.get("answer"), dict):
-        data = data["answer"]  # `ask --json` before schema 1.2 nested the answer
-    try:
-        return Answer.model_validate(data)
-    except ValidationError as e:
-        raise AnswerFormatError(f"the answer JSON is not an Answer ({e.error_count()} errors, first: "
-                                f"{'.'.join(str(x) for x in e.errors()[0]['loc'])} {e.errors()[0]['msg']})") from None
+            return answer_of_json(body)
+        except AnswerFormatError as e:  # JSON with keys of its own: its labelled text, if that reads as four parts
+            data = json_object(body)
+            if data is None:
+                raise
+            try:
+                return _parse_markdown(clean(as_labelled_text(data)))
+            except AnswerFormatError:
+                raise e from None
+    return _parse_markdown(clean(text))
 
 
 def _line_is_heading(text: str, m: re.Match) -> bool:
@@ -285,12 +267,24 @@ def _answer_of(sections: dict[str, str]) -> Answer:
 def read_by_role(text: str) -> Optional[Answer]:
     """A second reading of a Markdown answer: the four parts from what each sentence does, whatever its layout says
     (roles.py); None for JSON and for a text that reading cannot split into four parts."""
-    if not isinstance(text, str) or text.strip().startswith(("{", "```")):
+    if not isinstance(text, str):
         return None
+    if text.strip().startswith(("{", "```")):
+        data = json_object(text)
+        if data is None or _is_answer(text):
+            return None  # an Answer's JSON is read by its schema only
+        text = as_labelled_text(data)
     sections = read_roles(_CHECKBOX.sub(r"\1", _unframe(clean(text))))
     if not all(sections.get(p, "").strip() for p in ORDER):
         return None
     return _answer_of(sections)
+
+
+def _is_answer(text: str) -> bool:
+    try:
+        return bool(answer_of_json(unfence(text)))
+    except AnswerFormatError:
+        return False
 
 
 def _explaining(bottleneck: str) -> str:

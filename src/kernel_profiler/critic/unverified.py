@@ -282,11 +282,18 @@ def _clause(text: str, start: int, end: int, aside: bool = True) -> str:
     code = re.sub(r"`[^`\n]*`", lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", text)  # "`aten::to`",
     # "`dram__bytes_read.sum`": no clause ends inside a name
     a = max([0] + [m.end() for pat in (_CLAUSE, _SENTENCE_END) for m in pat.finditer(code, 0, start)])
+    if a and code[a - 1] == ":" and not re.search(r"\w", code[a:start]):  # "- kernel duration: 211 us": a short
+        label = max([0] + [m.end() for pat in (_CLAUSE, _SENTENCE_END) for m in pat.finditer(code, 0, a - 1)])
+        if _LABEL.fullmatch(code[label:a - 1]):  # label says what the number is ("Each step is 4096 calls: ~12 ms
+            a = label  # of host time" is a statement, not a label)
     ends = [m.start() for pat in (_CLAUSE, _SENTENCE_END) if (m := pat.search(code, end))]
     b = min(ends, default=len(text))
     if aside and text[b:b + 1] == "(" and ")" in text[b:]:  # "1.12 ms per GEMM (nsys median of 20 launches)":
         b = text.index(")", b) + 1  # the aside says what the number is
     return text[a:b]
+
+
+_LABEL = re.compile(r"[\s*_>#|-]*[A-Za-z][A-Za-z_`'./() -]{0,40}")  # a few words, no number: "kernel duration"
 
 
 def ruled_out(text: str, start: int, end: int) -> bool:

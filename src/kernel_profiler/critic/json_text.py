@@ -1,0 +1,114 @@
+"""An answer given as JSON: an Answer by its schema, or, failing that, the labelled text it is.
+
+`answer_of_json` reads every shape kernel-profiler writes. People also paste their findings as a JSON object with keys of their own ({"verdict": ..., "measured": {...}, "change":
+...}). Such an object is no Answer (form.py reads those by their schema), but its keys are labels and its values
+the text under them: each top-level key becomes a bold label ("**Metric to watch:** ..."), a nested object or
+list becomes the bullets under it ("- dram throughput pct: 83.5"), and the labelled text is read like any other
+answer. The critic's checks then apply to the same words and numbers the JSON holds.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Optional
+
+from pydantic import ValidationError
+
+from ..answer import Answer, Diagnosis
+from .answer import AnswerFormatError
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.S)
+
+
+def answer_of_json(body: str) -> Answer:
+    """Answer JSON in any shape kernel-profiler writes: `analyze --json` (a Diagnosis), `ask --json` (an AskResult),
+    the `submit_answer` input, or the pre-1.2 ask answer (read by Answer's legacy reader)."""
+    try:
+        data = json.loads(body)
+    except ValueError as e:
+        raise AnswerFormatError(f"the answer looks like JSON but does not parse ({e})") from e
+    if not isinstance(data, dict):
+        raise AnswerFormatError("the answer JSON must be an object (an Answer, as `analyze --json` or `ask --json` "
+                                "print it)")
+    if "primary" in data:
+        try:
+            return Diagnosis.model_validate(data).as_answer()
+        except ValidationError:
+            pass  # read as the Answer it holds at its top level
+    if "bottleneck" not in data and isinstance(data.get("answer"), dict):
+        data = data["answer"]  # `ask --json` before schema 1.2 nested the answer
+    try:
+        return Answer.model_validate(data)
+    except ValidationError as e:
+        raise AnswerFormatError(f"the answer JSON is not an Answer ({e.error_count()} errors, first: "
+                                f"{'.'.join(str(x) for x in e.errors()[0]['loc'])} {e.errors()[0]['msg']})") from None
+
+
+def unfence(text: str) -> str:
+    """The text inside a ```json fence that wraps the whole text (the text itself when there is none)."""
+    body = text.strip()
+    fence = _FENCE.fullmatch(body)
+    return fence.group(1) if fence else body
+
+
+def json_object(text: str) -> Optional[dict]:
+    """The object of a text that is one JSON object (fenced or not); None for anything else."""
+    body = unfence(text)
+    if not body.startswith("{"):
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+_METRIC_KEY = re.compile(r"__|\.")  # "gpu__dram_throughput", "dram__bytes.sum": a metric's name, kept as written
+# a unit carried by the key ("duration_us": 267.8), written after the value instead
+_KEY_UNIT = re.compile(r"[_ ](us|ms|ns|s|pct|percent|gb|mb|kb|tb|gbps|tbps|gb_s|tb_s|tflops|gflops)$", re.I)
+_UNITS = {"pct": "%", "percent": "%", "gb": "GB", "mb": "MB", "kb": "KB", "tb": "TB", "gbps": "GB/s", "tbps": "TB/s",
+          "gb_s": "GB/s", "tb_s": "TB/s", "tflops": "TFLOP/s", "gflops": "GFLOP/s"}
+
+
+def _label(key: Any) -> str:
+    key = str(key).strip()
+    if _METRIC_KEY.search(key):
+        return f"`{key}`"
+    words = re.sub(r"[_\s]+", " ", _KEY_UNIT.sub("", key)).strip()
+    return words[:1].upper() + words[1:]
+
+
+def _unit(key: Any, value: Any) -> str:
+    m = _KEY_UNIT.search(str(key))
+    if not m or isinstance(value, (dict, list, bool)) or not isinstance(value, (int, float)):
+        return ""
+    return " " + _UNITS.get(m.group(1).lower(), m.group(1))
+
+
+def _inline(value: Any) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{_label(k).lower()}: {_inline(v)}{_unit(k, v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "; ".join(_inline(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _bullets(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [f"- {_label(k).lower()}: {_inline(v)}{_unit(k, v)}" for k, v in value.items()]
+    return [f"- {_inline(v)}" for v in value]
+
+
+# a key that states the verdict: read first, before metadata keys that also read as one ("bound": "comms")
+_VERDICT_KEY = re.compile(r"^(bottleneck|verdict|diagnosis|summary|tl;?dr)$", re.I)
+
+
+def as_labelled_text(data: dict) -> str:
+    """The object as Markdown: a bold label per key, its text after it or its bullets below it; the verdict first."""
+    blocks = []
+    for key, value in sorted(data.items(), key=lambda kv: not _VERDICT_KEY.match(str(kv[0]).strip())):
+        if isinstance(value, (dict, list)) and value:
+            blocks.append(f"**{_label(key)}:**\n" + "\n".join(_bullets(value)))
+        else:
+            blocks.append(f"**{_label(key)}:** {_inline(value)}{_unit(key, value)}")
+    return "\n\n".join(blocks) + "\n"
