@@ -24,6 +24,7 @@ from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
 from ..kernel_name import KernelName
 from ..signatures import Measured
 from .answer import Answer
+from .absent_work import blamed_absent_fp64
 from .arithmetic import wrong_arithmetic
 from .context import Context
 from .number_check import check_numbers
@@ -117,7 +118,7 @@ def _measured(c: Context, key: Optional[str]) -> Measured:
 
 def check_signature(c: Context) -> list[str]:
     mid = c.claimed
-    missed = _missed_tensor_cores(c, mid)  # said beside whatever the claim's own signature says
+    missed = _missed_tensor_cores(c, mid) + blamed_absent_fp64(c)  # said beside what the claim's signature says
     if mid is None or mid not in CATALOG:
         return missed
     key = subject(c) if CATALOG[mid].scope == "kernel" else None
