@@ -66,6 +66,10 @@ DATA = Path(__file__).parent / "data"
 # were scored once, counts only, at 4207152 (3/27, 8/21; 3/26, 8/22) and at this session's final critic (3/27, 6/21;
 # 2/26, 8/22), and never read: their bounds are that score. All other bounds are the counts at this session's critic
 # (the older ones tightened to them).
+# Twelfth session (2026-12-02, 08:23-11:23 UTC): blind46 and blind47 (49 and 47 answers, by helpers that never read or
+# ran the critic) were scored once, counts only, at 6df7741 (the session's start: 4/56, 20/40 together), then read
+# from 09:05 UTC: development sets since; their bounds are the counts at this session's critic. blind42's false
+# rejects fell to 5 (a program's own log is read).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (2, 4), "adversarial_blind21": (2, 4), "adversarial_blind22": (1, 5),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 1),
@@ -74,8 +78,9 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind32": (2, 7), "adversarial_blind33": (0, 6), "adversarial_blind34": (2, 4),
            "adversarial_blind35": (1, 6), "adversarial_blind36": (0, 7), "adversarial_blind37": (1, 8),
            "adversarial_blind38": (1, 5), "adversarial_blind39": (3, 8), "adversarial_blind40": (3, 5),
-           "adversarial_blind41": (5, 1), "adversarial_blind42": (7, 7), "adversarial_blind43": (2, 6),
-           "adversarial_blind44": (3, 6), "adversarial_blind45": (2, 8)}
+           "adversarial_blind41": (5, 1), "adversarial_blind42": (7, 5), "adversarial_blind43": (2, 6),
+           "adversarial_blind44": (3, 6), "adversarial_blind45": (2, 8), "adversarial_blind46": (1, 12),
+           "adversarial_blind47": (2, 6)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
