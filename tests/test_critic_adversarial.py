@@ -71,16 +71,16 @@ DATA = Path(__file__).parent / "data"
 # from 09:05 UTC: development sets since; their bounds are the counts at this session's critic. blind42's false
 # rejects fell to 5 (a program's own log is read).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
-           "adversarial_blind20": (2, 4), "adversarial_blind21": (2, 4), "adversarial_blind22": (1, 5),
+           "adversarial_blind20": (2, 4), "adversarial_blind21": (2, 4), "adversarial_blind22": (1, 4),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 1),
            "adversarial_blind26": (0, 8), "adversarial_blind27": (2, 8), "adversarial_blind28": (0, 4),
            "adversarial_blind29": (1, 3), "adversarial_blind30": (0, 4), "adversarial_blind31": (1, 2),
            "adversarial_blind32": (2, 7), "adversarial_blind33": (0, 6), "adversarial_blind34": (2, 4),
            "adversarial_blind35": (1, 6), "adversarial_blind36": (0, 7), "adversarial_blind37": (1, 8),
-           "adversarial_blind38": (1, 5), "adversarial_blind39": (3, 8), "adversarial_blind40": (3, 5),
+           "adversarial_blind38": (1, 5), "adversarial_blind39": (3, 7), "adversarial_blind40": (3, 5),
            "adversarial_blind41": (5, 1), "adversarial_blind42": (7, 5), "adversarial_blind43": (2, 6),
-           "adversarial_blind44": (3, 6), "adversarial_blind45": (2, 8), "adversarial_blind46": (1, 12),
-           "adversarial_blind47": (2, 6)}
+           "adversarial_blind44": (3, 6), "adversarial_blind45": (2, 8), "adversarial_blind46": (1, 11),
+           "adversarial_blind47": (2, 5)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))

@@ -215,8 +215,10 @@ def check_bound(c: Context) -> list[str]:
     if c.claimed == "startup_dominated" and v in ("host", "transfer", "kernel") and s.window_ns:
         return [f"The answer blames start-up, but the timeline's steady state is {v}-bound ({busy}): the "
                 f"{s.startup_ns / 1e9:.2f} s of start-up is paid once, the steady window is what a longer run repeats."]
-    if v == "transfer" and b in ("memory", "near_peak") and on_device(s):
-        return []  # device-to-device copies fill the window: DRAM work, bound by the memory the answer names
+    if v == "transfer" and b in ("memory", "near_peak") and on_device(s) or \
+            v == "transfer" and b == "near_peak" and _LINK_WORDS.search(c.answer.bottleneck):
+        return []  # device-to-device copies fill the window: DRAM work, bound by the memory the answer names; or the
+        # copies run at the link's speed ("the upload ... is simply a lot of bytes for the link"): a transfer verdict
     if v in ("host", "transfer", "startup") and (b in KERNEL_BOUNDS or b == "kernel"):
         return [f"The answer calls it {b}-bound, but the timeline's steady state is {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%}): no kernel change can fix idle time; answer on the timeline."]
@@ -235,6 +237,8 @@ def check_bound(c: Context) -> list[str]:
     return _kernel_bound(c, b)
 
 
+_LINK_WORDS = re.compile(r"\b(?:cop(?:y|ies)|upload\w*|download\w*|transfers?|H2D|D2H|HtoD|DtoH|host-to-device|"
+                         r"device-to-host|PCIe|NVLink|link)\b", re.I)
 HOST_BUSY_MAX = 0.75  # a GPU that computes more of its step than this leaves no host time to blame (sig_host_idle)
 
 

@@ -33,8 +33,13 @@ def _dir_search(text: str) -> Optional[re.Match]:
     for m in _DIR_WORD.finditer(text):
         if m.group(1).lower() in ("more", "less") and _IDIOM.match(text, m.end()):
             continue  # "or more generally": no rise
+        if m.group(1).lower() in ("more", "less") and re.search(r"\b(?:by|no)\s+$", text[:m.start()]) and \
+                re.match(r"\s+than\b", text[m.end():]):
+            continue  # "can move it by more than ~7%", "no more than 5%": a size, not a direction
         if m.group(1).lower() == "up" and re.match(r"\s+to\b", text[m.end():]) and not _MOTION.search(text[:m.start()]):
             continue
+        if m.group(1).lower() in ("up", "down") and text[m.start() - 1:m.start()] == "-":
+            continue  # "start-up", "warm-up", "slow-down": a noun, no move
         return m
     return None
 
