@@ -218,6 +218,24 @@ read or ran the critic), each pair scored counts only before any of it was read:
   no false reject on any set; blind44+45, scored once more (counts only), are unchanged (5/53, 14/43). At that
   critic: development sets 25/700 (3.6%), 65/553 (11.8%); old 9/93, 24/80; blind32+33 2/50, 13/40; blind34+35 3/53,
   10/43; blind40+41 8/55, 6/41; the other pairs as above.
+2026-12-02, twelfth session (08:23-11:23 UTC): a fourth fresh pair, blind46 (49 answers) and blind47 (47), landed at
+  08:55-09:00 UTC by helpers that never read or ran the critic, over the 24 least-used captures (most of them fixed
+  twins), scored once, counts only: 6df7741 (the session's start) 4/56 (7%), 20/40 (50%); 16 of the 20 false rejects
+  are about fixed builds, whose remaining limit the writers judged for themselves. Read from 09:05 UTC: development
+  sets since. Changes, each scored on all 2,182 answers of the development, old and blind30-43, 46, 47 sets:
+  - a program's own log (run.log) is an artifact of facts: the numbers it prints, with file and line (2 false
+    rejects freed, blind42);
+  - JSON with keys of its own is read as labelled text instead of refused as unreadable (2 freed, blind46/47; a
+    wrong bound once refused only as unreadable is now refused for its claim);
+  - a short label before a colon is part of its number's clause ('- kernel duration: 211.0 us (ncu)' was left
+    unverified; no set had such a made-up number, the test does);
+  - FP64 work blamed in the verdict of a kernel whose FP64 pipe measured 0% is refused (1 false accept closed);
+  - copies at the link's speed are a transfer verdict, not a kernel at its roofline (3 freed, blind22, 39, 46);
+    'by more than 7%' and 'start-up' say no direction (1 freed, blind47).
+  At the session's final critic: development sets 25/700 (3.6%), 64/553 (11.6%); old 9/93, 24/80; blind30+31 1/49,
+  6/41; blind32+33 2/50, 13/40; blind34+35 3/53, 10/43; blind36+37 1/54, 15/42; blind38+39 4/56, 12/40; blind40+41
+  8/55, 6/41; blind42+43 9/55, 11/41; blind46+47 3/56, 16/40. blind44+45, still never read, scored once more (counts
+  only): 5/53, 13/43 (14/43 at the session's start).
 """
 from __future__ import annotations
 

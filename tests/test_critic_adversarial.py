@@ -69,7 +69,9 @@ DATA = Path(__file__).parent / "data"
 # Twelfth session (2026-12-02, 08:23-11:23 UTC): blind46 and blind47 (49 and 47 answers, by helpers that never read or
 # ran the critic) were scored once, counts only, at 6df7741 (the session's start: 4/56, 20/40 together), then read
 # from 09:05 UTC: development sets since; their bounds are the counts at this session's critic. blind42's false
-# rejects fell to 5 (a program's own log is read).
+# rejects fell to 5 (a program's own log is read), blind22's and blind39's by one (copies at the link's speed).
+# blind44 and blind45, still never read, were scored again at this session's critic, counts only (3/27, 5/21;
+# 2/26, 8/22): blind44's bound is that score.
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (2, 4), "adversarial_blind21": (2, 4), "adversarial_blind22": (1, 4),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 1),
@@ -79,7 +81,7 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind35": (1, 6), "adversarial_blind36": (0, 7), "adversarial_blind37": (1, 8),
            "adversarial_blind38": (1, 5), "adversarial_blind39": (3, 7), "adversarial_blind40": (3, 5),
            "adversarial_blind41": (5, 1), "adversarial_blind42": (7, 5), "adversarial_blind43": (2, 6),
-           "adversarial_blind44": (3, 6), "adversarial_blind45": (2, 8), "adversarial_blind46": (1, 11),
+           "adversarial_blind44": (3, 5), "adversarial_blind45": (2, 8), "adversarial_blind46": (1, 11),
            "adversarial_blind47": (2, 5)}
 
 
