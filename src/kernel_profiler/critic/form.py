@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-
 from ..answer import Answer, Fix
 from .answer import AnswerFormatError
 from .evidence_lines import BULLET, metric_values, numbers_of, parse_evidence  # noqa: F401 (metric_values re-exported)
@@ -126,8 +125,7 @@ def parse_answer(text: str) -> Answer:
     if not isinstance(text, str) or not text.strip():
         raise AnswerFormatError("the answer is empty: give Diagnosis JSON or Markdown with ## Bottleneck, "
                                 "## Evidence, ## Mechanism and ## Fix")
-    body = text.strip()
-    body = unfence(body)
+    body = unfence(text)
     if body.startswith("{"):
         try:
             return answer_of_json(body)
@@ -266,13 +264,14 @@ def _answer_of(sections: dict[str, str]) -> Answer:
 
 def read_by_role(text: str) -> Optional[Answer]:
     """A second reading of a Markdown answer: the four parts from what each sentence does, whatever its layout says
-    (roles.py); None for JSON and for a text that reading cannot split into four parts."""
+    (roles.py); other JSON is read as its labelled text. None for an Answer's JSON (read by its schema only) and for
+    a text that reading cannot split into four parts."""
     if not isinstance(text, str):
         return None
     if text.strip().startswith(("{", "```")):
         data = json_object(text)
         if data is None or _is_answer(text):
-            return None  # an Answer's JSON is read by its schema only
+            return None
         text = as_labelled_text(data)
     sections = read_roles(_CHECKBOX.sub(r"\1", _unframe(clean(text))))
     if not all(sections.get(p, "").strip() for p in ORDER):

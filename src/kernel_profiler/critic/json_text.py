@@ -1,10 +1,11 @@
 """An answer given as JSON: an Answer by its schema, or, failing that, the labelled text it is.
 
-`answer_of_json` reads every shape kernel-profiler writes. People also paste their findings as a JSON object with keys of their own ({"verdict": ..., "measured": {...}, "change":
-...}). Such an object is no Answer (form.py reads those by their schema), but its keys are labels and its values
-the text under them: each top-level key becomes a bold label ("**Metric to watch:** ..."), a nested object or
-list becomes the bullets under it ("- dram throughput pct: 83.5"), and the labelled text is read like any other
-answer. The critic's checks then apply to the same words and numbers the JSON holds.
+`answer_of_json` reads every shape kernel-profiler writes. People also paste their findings as a JSON object with
+keys of their own ({"verdict": ..., "measured": {...}, "change": ...}). Such an object is no Answer, but its keys
+are labels and its values the text under them: `as_labelled_text` makes each top-level key a bold label ("**Metric
+to watch:** ...", the verdict's key first), a nested object or list the bullets under it ("- duration: 267.8 us"
+for "duration_us": 267.8), and form.py reads that text like any other answer. The critic's checks then apply to
+the same words and numbers the JSON holds.
 """
 from __future__ import annotations
 
