@@ -237,8 +237,9 @@ def check_bound(c: Context) -> list[str]:
     return _kernel_bound(c, b)
 
 
-_LINK_WORDS = re.compile(r"\b(?:cop(?:y|ies)|upload\w*|download\w*|transfers?|H2D|D2H|HtoD|DtoH|host-to-device|"
-                         r"device-to-host|PCIe|NVLink|link)\b", re.I)
+# what moves over the link, named as the limit ("copies fill the window ... at the roofline" names no link: refused)
+_LINK_WORDS = re.compile(r"\b(?:upload\w*|download\w*|transfers?|H2D|D2H|HtoD|DtoH|host-to-device|device-to-host|PCIe|"
+                         r"NVLink|link)\b", re.I)
 HOST_BUSY_MAX = 0.75  # a GPU that computes more of its step than this leaves no host time to blame (sig_host_idle)
 
 
