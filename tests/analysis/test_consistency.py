@@ -134,13 +134,15 @@ def test_folder_lists_the_files_it_could_not_use(tmp_path, captures, wild):
     data = captures.path("cu_softmax_naive", "ncu.ncu-rep").read_bytes()
     (tmp_path / "cut.ncu-rep").write_bytes(data[: len(data) // 3])  # a real report, truncated
     shutil.copy(wild("s02_haroonsyed_sgemm_RTX3060L_WSL.sqlite"), tmp_path / "wsl.sqlite")
-    shutil.copy(captures.path("cu_divergence", "run.log"), tmp_path / "run.log")
+    log = tmp_path / "run.log"  # the program's own output: read, as the provenance of numbers quoted from it
+    shutil.copy(captures.path("cu_divergence", "run.log"), log)
+    (tmp_path / "notes.md").write_text("profiling notes: the divergence run\n")
     arts = load_paths([tmp_path])
-    assert arts.files == [str(good)]
+    assert arts.files == [str(good), str(log)]
     text = "\n".join(arts.warnings)
     assert f"skipped {tmp_path / 'cut.ncu-rep'}: " in text
     assert f"skipped {tmp_path / 'wsl.sqlite'}: " in text and "WSL2" in text
-    assert "not profiler artifacts: run.log" in text
+    assert "not profiler artifacts: notes.md" in text
     d = analyze([tmp_path])
     assert d.warnings == arts.warnings
     # named explicitly, the truncated report is an error, not a skip
