@@ -281,7 +281,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"off|instead of|bypass\w*|skip\w*|miss\w*|away from|rather than|unused|idle)\b[^.;]{0,25}?tensor[- ]cores?|"
        r"tensor[- ](?:cores?|pipes?) (?:are |sit |stay |remain |is |were |was )?(?:idle|unused|off|never|not used|"
        r"dark|empty|at 0)|tensor[- ](?:cores?|pipes?)\b[^.;]{0,90}?\b(?:are|is|sit|sits|stay|remain|do|does)\s+"
-       r"(?:doing\s+)?(?:literally\s+|basically\s+|essentially\s+)?(?:idle|unused|off|dark|nothing|not used)|"
+       r"(?:doing\s+)?(?:literally\s+|basically\s+|essentially\s+)?(?:idle|unused|off|dark|nothing|not used|never used|never touched)|"
        r"(?:entirely|only|all) on the\s+(?:FP32\s+)?(?:FMA|FFMA) pipe|FMA pipe instead|\bTF32\b|HMMA|WGMMA|\bMMA\b",
        "Run the product on the tensor cores: in PyTorch set torch.backends.cuda.matmul.allow_tf32 = True (or "
        "torch.set_float32_matmul_precision('high')) or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with "
@@ -296,7 +296,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel[_ ]count|launches|kernels", "decrease")),
     _e("instruction_bound", "compute", "instruction issue", "kernel", _CMP + "detect_instruction_bound",
        "sig_instruction",
-       r"instruction[- ](issue|bound)|issue[- ]bound|(?:XU|SFU|MUFU|conversion)(?: pipe| unit)?(?: \([\w ]+\))? "
+       r"instruction[- ](issue|bound|limited)|issue[- ](bound|limited)|(?:XU|SFU|MUFU|conversion)(?: pipe| unit)?(?: \([\w ]+\))? "
        r"(?:is )?(?:saturated|pinned|busy)|(?:pipe|unit) (?:is )?(?:saturated|pinned) by (?:\S+ )?conversions",
        {"": "Cut instructions per element: hoist index math out of loops, use vector loads, replace divisions/"
             "transcendentals with cheaper forms, unroll to amortize control flow.",
@@ -305,7 +305,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     _e("near_peak", "near_peak", "at its roofline", "kernel", "analysis.mechanisms.near_peak:detect_near_peak",
        "sig_near_peak",
        r"near[- ]peak|near[- ]roofline|\bis done\b|at (its|the) roofline|at (?:the|its) (?:[\w'-]+ ){0,2}ceiling|close to (its|the) (roofline|peak|ceiling)|nothing (left )?to "
-       r"(gain|fix)|leave (it|this kernel) alone|"
+       r"(gain|fix)|leave (it|this kernel) alone|\bis finished\b|(?:isn't|is not|not) much (?:left )?to (?:find|gain|fix)|"
+       r"as (?:well|good|fast) as (?:the hardware|the GPU|it) (?:allows|gets|can)|as \w+(?:[- ]\w+)* gets in practice|"
        r"within (about |~)?\d+(\.\d+)?\s?% of (its|the) ([\w-]+ )?(roofline|floor|peak|ceiling)",
        "Leave this kernel alone; look at the next-largest cost on the timeline, or reduce the work itself (fuse "
        "neighbouring passes, use a lower-precision path where accuracy allows).",
@@ -335,7 +336,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "Check rank {rank}'s GPU cooling/power (nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER); move the job off "
        "that GPU or fix its power/thermal limits.",
        (r"clock", "increase")),
-    _e("comms_wait", "comms", "waiting in collectives", "program", _R, "sig_comms", r"collective|all-?reduce|NCCL",
+    _e("comms_wait", "comms", "waiting in collectives", "program", _R, "sig_comms", r"collective|all-?reduce|NCCL|communication[- ]bound|comms?[- ]bound",
        "Overlap communication with compute (bucketed/async all-reduce), compress or shrink gradients, or use a "
        "faster interconnect path.",
        (r"collective|wait|step", "decrease")),

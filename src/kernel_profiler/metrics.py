@@ -14,6 +14,7 @@ the same computations. A name with `{...}` stands for a family (`timeline.idle_{
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
@@ -118,6 +119,10 @@ def _streams(v: TimelineView) -> Optional[StreamUse]:
     return stream_use(v.timeline, *v.window)
 
 
+def _whole_streams(v: TimelineView) -> Optional[StreamUse]:
+    return stream_use(v.timeline, -math.inf, math.inf)
+
+
 def _per_step(v: TimelineView, x: Optional[float]) -> Optional[float]:
     steps = v.summary.steps or v.summary.repeats
     return x / steps if x is not None and steps else None
@@ -179,6 +184,8 @@ TIMELINE: list[Metric] = [
            "the steady window", lambda v: float(u.streams) if (u := _streams(v)) else None),
     Metric("timeline.overlapping_kernel_pairs", "count", "pairs of kernels in the steady window that run at the same "
            "time", lambda v: float(u.overlaps) if (u := _streams(v)) else None),
+    Metric("timeline.whole_run_overlap_pairs", "count", "pairs of kernels in the whole capture (warm-up "
+           "included) that run at the same time", lambda v: float(u.overlaps) if (u := _whole_streams(v)) else None),
     Metric("timeline.null_stream_ops", "count", "kernels, copies and memsets on the legacy default (NULL) stream in the "
            "steady window", lambda v: float(u.null_ops) if (u := _streams(v)) and u.null_ops is not None else None),
     Metric("timeline.kernel_share", "ratio", "one kernel's time / all kernel time in the steady window"),
@@ -190,6 +197,7 @@ DERIVED: list[Metric] = [
            "needs / peak bandwidth), else at the DRAM bytes moved"),
     Metric("derived.roofline_gap", "ratio", "kernel duration / derived.roofline_floor_ns (1.0 is the roofline)"),
     Metric("derived.fp32_flops_per_second", "flop/s", "FP32 FLOPs / kernel duration"),
+    Metric("derived.issue_floor_ns", "ns", "the issue floor: warp instructions / (4 schedulers x SMs x SM clock)"),
     Metric("derived.streaming_dram_bytes", "byte", "DRAM bytes of a chain of memory-bound kernels (one value per "
            "kernel, the median over its profiled launches, summed)"),
     Metric("derived.streaming_duration_ns", "ns", "duration of that chain, summed the same way"),

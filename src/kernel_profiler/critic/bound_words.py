@@ -9,7 +9,7 @@ from .. import catalog
 from ..catalog import CATALOG
 from .context import Context
 from .facts import Facts
-from .unverified import ruled_out
+from .unverified import answered_no, ruled_out
 
 _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle|"
                           r"\b(?:reason|problem|culprit|limiter|bottleneck) is (?:the )?(?:host|CPU)\b|"
@@ -26,7 +26,8 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
                 ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound|"
                             r"\b(?:SFU|XU|MUFU|FMA|ALU|FP64|FP32)(?: pipe| unit)?[- ](?:limited|bound)\b"),
                 ("latency", r"latency[- ]bound|\blatency[- ]limited\b|\b(?:memory[- ])?latency (?:problem|issue|bottleneck)\b|"
-                            r"\b(?:bound|limited) by (?:memory |DRAM |load )?latency\b"),
+                            r"\b(?:bound|limited) by (?:memory |DRAM |load )?latency\b|"
+                            r"^\W*(?:memory|DRAM|HBM|load|global[- ]load) latency\b(?!\s+(?:is|was|isn['’]t)\b)"),
                 ("kernel", r"(?<!not )(?<!not a )kernel[- ]bound|(?<!not )GPU[- ]bound|"
                            r"bound by (?:its|the|a|one) [\w`]*\s?(?:GEMM |matmul )?kernel")]
 
@@ -56,7 +57,8 @@ def _stated(text: str) -> Optional[str]:
     """The bound a verdict states: the first it names that it does not rule out ("latency-bound ..., not
     bandwidth-bound" is latency)."""
     found = sorted((m.start(), i, b, m) for i, (b, pat) in enumerate(_BOUND_WORDS) for m in re.finditer(pat, text, re.I))
-    return next((b for _, _, b, m in found if not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()])), None)
+    return next((b for _, _, b, m in found if not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()]) and
+                 not answered_no(text, m.end())), None)  # "[1] Kernel-bound? -- NO.": a hypothesis ruled out
 
 
 def timeline_verdict(f: Facts) -> Optional[str]:

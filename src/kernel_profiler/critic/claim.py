@@ -41,7 +41,7 @@ _ASSERT_AFTER = re.compile(
     r"takes? (?:most|the bulk|nearly all|almost all))\b", re.I)
 # a statement that the kernel (or program) is done: at its roofline, nothing left to gain, leave it
 DONE = re.compile(
-    r"\bnear[- ]peak\b|\bis done\b|^\s*done\b|[.;:—–-]\s*done\b|\b(?:basically|essentially|pretty much|largely) done\b|"
+    r"\bnear[- ]peak\b|\bis done\b|^\s*done\b|[.;:—–-]\s*done\b|\b(?:basically|essentially|effectively|practically|pretty much|largely) done\b|"
     r"\bdon['’]t (?:touch|bother)\b|\bnothing (?:left )?(?:to|worth) (?:gain|fix|win)\w*|"
     r"\bnothing (?:left|more) to\b|\bnone worth fixing\b|\bno (?:headroom|gap) left\b|"
     r"\bleave (?:it|this|that|the|[\w`]+)(?: [\w`()-]+){0,3}? (?:alone|as it is|untouched|unchanged)\b|"
@@ -142,7 +142,9 @@ _SET_APART = re.compile(r"\b(?:is|are|was|were|it's|that's)(?:\s+not|n't)\s+the\
                         r"(?:apart|separate)\b|\bnot\s+(?:part of\s+|in\s+)?the\s+steady[- ]state\b|"
                         r"\b(?:is|it's)\s+(?:a\s+|an\s+)?(?:single|one-time|one-off)\b|"
                         r"\bnot\s+part\s+of\s+the\s+(?:repeated|recurring|steady|per-step|timed)\b|\bhappens?\s+(?:only\s+)?once\b|"
-                        r"\b(?:is|are)\s+paid\s+(?:only\s+)?once\b", re.I)
+                        r"\b(?:is|are)\s+paid\s+(?:only\s+)?once\b|"
+                        r"\b(?:is|are|lies|lie|falls?)\s+outside\s+(?:of\s+)?(?:the|this)\s+(?:steady[- ]state\s+|timed\s+|measured\s+|"
+                        r"repeated\s+|step\s+)?(?:window|loop|steps?|steady state)\b", re.I)
 _BACK_REFERENCE = re.compile(r"\W*(?:keep\s+(?:those|these|them|it)\b|(?:that|this|it|they|those|these)\b|"
                              r"the\s+(?:copy|upload|download|transfer|compil\w+|autotun\w+|warm-?up|one-time)\b)", re.I)
 _STILL_DOMINANT = re.compile(r"\bdominat\w*|\bmost of\b|\bthe bulk\b|\bmajority\b", re.I)  # "a one-time cost that
@@ -173,6 +175,8 @@ def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     if _done(plain):
         return "near_peak"
     if mentions and any(h[2] not in GENERIC_CLAIMS for h in hits):
+        if strong:  # "it is issue-limited ... fuse it into its consumer": a mention of another bound's cause (the
+            return _refined(hits, {h[2] for h in strong}) or _pick(strong)  # fix's words) does not replace the claim
         return _pick(hits)  # "transfer-bound: a pageable copy per step": the mention refines the generic bound
     refined = _refined(hits, {h[2] for h in strong})
     if refined:  # the mechanism: "the program is transfer-bound ... every copy's source is Pageable": the generic
@@ -198,8 +202,15 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
     mechanism names ("the source is pageable memory")."""
     if a.mechanism:
         return a.mechanism
-    claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False) or _targeted(a)
+    claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False) or \
+        asserted_cause(_title(a.explanation)) or _targeted(a)
     return refinement(a.explanation, claim) or claim  # "you're transfer-bound" refined by the mechanism's "pageable"
+
+
+def _title(text: str) -> str:
+    """The mechanism's opening words when they are a name, not a sentence ("**Mechanism:** pageable host memory.")."""
+    first = re.split(r"(?<=[.!?;:])\s", (text or "").strip(), maxsplit=1)[0]
+    return first if len(re.findall(r"[A-Za-z]+", first)) <= 6 else ""
 
 
 def _targeted(a: Answer) -> Optional[str]:

@@ -44,7 +44,8 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"registers", "registers"),
     (r"shared_mem|shared_bytes|smem", "shared_mem"),
     (r"launch__grid_size|grid_blocks|grid_[xyz]$|\.grid$", "grid"),
-    (r"launch__block_size|\.block$|block_[xyz]$", "block"),
+    (r"launch__block_size|\.block$|block_[xyz]$", "block"), (r"launch__thread_count", "block"),
+    (r"issue_floor", "floor issue_floor"), (r"whole_run_overlap_pairs", "overlap streams"),
     (r"sm_count|multiprocessor_count|_sms$", "sm_count"), (r"idle_sms", "idle"), (r"busy_sms", "busy"),
     # the device's per-SM and per-block limits (ncu device__attribute_*): the ceilings of occupancy
     (r"device__attribute_max_(warps|threads|blocks)_per_(multiprocessor|scheduler)|limits_max_cta_per_sm",
@@ -67,7 +68,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"stack", "stack"), (r"spill", "spill"),
     (r"thread_inst_executed_per_inst_executed", "divergence"),
     (r"tensor|sass\.(" + "|".join(TENSOR_OPS) + ")", "tensor"),
-    (r"pipe_fma|sass\.FFMA", "fma"),
+    (r"pipe_fma|sass\.FFMA", "fma"), (r"pipe_alu\b|pipe_alu_", "pipe_alu"), (r"pipe_xu\b|pipe_xu_", "pipe_xu"),
     (r"^l1tex__lsu_writeback_active\.", "l1"),  # ncu's "LSU" pipe utilization
     (r"inst_executed_pipe_lsu\b", "l1"),  # the LSU pipe's share of issued instructions ("LSU pipe 74.4%")
     (r"inst_executed\.sum$|^sass\.|sass_?_?inst_executed_(?:op_)?\w+\.sum$|sass__inst_executed_", "inst"),
@@ -115,6 +116,7 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"duration|\btakes?\b|\btook\b|\bruns?\b|\blasts?\b|\bmeasured\b|kernel time|execution time|elapsed|"
      r"\bmedian\b|\bmean\b|\baverage\b|per launch|each launch|per call|spends?|spent|\blong\b|\bus\b|\bms\b", "duration"),
     (r"\bfloor|minimum time|ideal time|lower bound|could (run|finish)|would take|at best", "floor"),
+    (r"\b(?:issue|instruction)[- ](?:floor|limit|bound time)", "issue_floor"),
     (r"\bgap\b|\bfloor\b|roofline|slower than|(away|far) from|\bwithin\b|off (the|its) (roofline|peak)|"
      r"\btimes (its|the)\b|\bx (its|the)\b|\bdone\b|headroom|\bgain|\bbuy\b|\bsav(e|ing)|improvement|at most", "gap"),
     (r"\bDRAM\b|\bHBM\b|device memory|global memory|bytes|traffic|\bmoved?\b|\bmoves\b|\bGB\b|\bMB\b|GiB|MiB|\bKB\b",
@@ -162,7 +164,8 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"\bstack", "stack"), (r"spill", "spill"),
     (r"active threads|threads? per (?:(?:warp|executed|issued) )?instruction|threads?/inst|divergen|\blanes?\b|of 32 threads", "divergence"),
     (r"tensor|\bMMA\b|HMMA|HGMMA|WGMMA|wgmma|\bWMMA\b", "tensor"),
-    (r"\bFMA\b|\bFFMA\b|FP32 pipe|fp32 pipe|FMA pipe", "fma"),
+    (r"\bFMA\b|\bFFMA\b|FP32 pipe|fp32 pipe|FMA pipe", "fma"), (r"\bALU\b", "pipe_alu"),
+    (r"\bXU\b|\bSFU\b|\bMUFU\b", "pipe_xu"),
     (r"instructions?|\binst\b|\bSASS\b", "inst"),
     (r"stall|waiting|cycles? per (issue|instruction)|scoreboard|throttle", "stall"),
     (r"scoreboard|memory latency|waiting on (memory|loads)", "scoreboard"), (r"\bMIO\b|mio", "mio"),

@@ -153,7 +153,20 @@ _EXPECT = re.compile(r"\bexpect\w*|\bpredict\w*|\bto watch\b", re.I)
 
 
 def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
-    """The metric the fix says will move, and the direction it says (from `from A to B`, or the verb)."""
+    """The metric the fix says will move, and the direction it says (from `from A to B`, or the verb); a metric named
+    with its own direction ("moving fewer bytes", "if more throughput is needed") moves that way."""
+    metric, direction = _metric_direction(fix)
+    said = _SELF_DIRECTED.match(metric or "")
+    if said and not METRIC_TOKEN.search(metric):
+        return said.group(2), _DIR_WORDS[said.group(1).lower()]
+    return metric, direction
+
+
+# a metric named with its direction: "(moving) fewer bytes", "(if) more throughput", "lower DRAM traffic"
+_SELF_DIRECTED = re.compile(r"^(?:\w+\s+)?(fewer|less|more|lower|higher)\s+([A-Za-z][\w /-]*)$", re.I)
+
+
+def _metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     if not fix.strip():
         return None, None
     plain = fix.replace("`", " ")
@@ -174,6 +187,8 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
         after = plain[m.end():]
         nxt = [x.start() for x in (METRIC_TOKEN.search(after), _NAMED_METRIC.search(after), re.search(r"[.;](\s|$)", after)) if x]
         focus = [after[:min(nxt)] if nxt else after] + focus
+    if m and _STAYS.match(focus[0]):
+        return _named(metric), None  # "`gpu__time_duration.sum` should stay around 1.39 ms whatever you do"
     for s in focus:
         ft = _FROM_TO.search(s)
         if ft and _num(ft["a"]) != _num(ft["b"]):
@@ -193,6 +208,11 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
 
 _STOP = re.compile(r"^(?:expect\w*|should|will|would|and|or|so|the|with|then|its|their|a|an|see|watch|metrics?|"
                    r"predict\w*|take|takes|bring\w*|drops?|falls?|goes|go|moves?|plus|also|both)$", re.I)
+
+
+# the metric stays where it is: "should stay around 1.39 ms", "can't go meaningfully below ~480 us", "unchanged"
+_STAYS = re.compile(r"\W*(?:[\w`'’.~-]+\s+){0,3}?(?:stays?|remains?|unchanged|(?:can(?:no|['’])t|won['’]t|will not)\s+"
+                    r"(?:go|move|drop|fall|get)\b)", re.I)
 
 
 def _named_move(plain: str) -> Optional[tuple[str, str]]:

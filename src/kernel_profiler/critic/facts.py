@@ -148,10 +148,23 @@ ATOMIC = ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_request
 L2_ATOMIC = ("lts__t_sectors_srcunit_tex_op_atom.sum", "lts__t_sectors_srcunit_tex_op_red.sum")
 
 
+_TENSOR_OPS_RATE = re.compile(r"sm__ops_path_tensor_\w+\.(?:sum|avg|max|min)\.(?:peak_sustained_elapsed\.)?per_second$")
+
+
 def _kernel_facts(f: Facts, k: KernelProfile, key: str) -> None:
     m, src = k.metrics, k.source
     for name, v in m.items():
         f.add_unit(name, v, k.units.get(name), src, key)
+        if _TENSOR_OPS_RATE.match(name) and not k.units.get(name):  # ncu gives no unit: one op is one FLOP
+            f.add(name, v, "flop_rate", src, key, "tensor-path operations per second (an op is a FLOP)")
+    samples = m.get("smsp__pcsamp_sample_count")
+    for name, v in m.items():  # a stall reason's share of the PC samples ("long_scoreboard 58% of samples")
+        if samples and name.startswith("smsp__pcsamp_warps_issue_stalled_") and v is not None:
+            f.add(f"{name}.share_of_samples", v / samples, "ratio", src, key, "stall samples / smsp__pcsamp_sample_count")
+    inst, sms, clock = m.get("smsp__inst_executed.sum"), m.get("launch__sm_count"), m.get("sm__cycles_elapsed.avg.per_second")
+    if inst and sms and clock:  # one warp instruction per scheduler per cycle, four schedulers per SM
+        f.add("derived.issue_floor_ns", inst / (4 * sms * clock) * 1e9, "time", src, key,
+              "warp instructions / (4 schedulers x SMs x SM clock)")
     for name, (a, b) in _PAIRS.items():
         if m.get(a) is not None and m.get(b):
             f.add(name, m[a] / m[b], "count", src, key, "ratio of two ncu metrics")

@@ -84,7 +84,11 @@ def _real(c: "Context", metric: str) -> bool:
                 re.search(r"\btensor[- ](?:pipe|cores?)\b", metric, re.I))  # ncu's tensor pipe utilization
 
 
-_LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as)", re.I)
+_LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as|"
+                    r"(?:not|n't|never) (?:to )?touch)", re.I)
+
+
+_STAYS = re.compile(r"\b(?:should|will|would|to)\s+(?:stay|remain)\b|\bstays?\s+(?:at|around|~|near)\b|\bunchanged\b", re.I)
 
 
 def at_roofline(c: "Context") -> bool:
@@ -144,8 +148,12 @@ def check_fix(c: "Context") -> list[str]:
         return out
     metric, direction = (a.fix.metric, a.fix.direction) if a.fix is not None else (None, None)
     metric = (metric or "").strip()
-    if (not metric or direction not in ("increase", "decrease")) and at_roofline(c) and _LEAVE.search(a.fix_text):
-        return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move
+    leave = _LEAVE.search(a.fix_text)
+    if leave and (at_roofline(c) and (not metric or direction not in ("increase", "decrease") or not _real(c, metric))
+                  or direction is None and _STAYS.search(a.fix_text)):
+        return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move (nor one the
+        # captures cannot measure, "FLOP per DRAM byte"); "leave it: `gpu__dram_throughput` should stay at ~75%" says
+        # its outcome
     if not metric:
         out.append(NO_METRIC)
     if direction not in ("increase", "decrease"):
@@ -217,7 +225,7 @@ def _wrong_way(c: "Context") -> list[str]:
     if cap and spilled:
         out.append(f"The fix's change '{cap.group(0)}' lowers the register cap of a kernel that already spills "
                    f"{spilled} bytes (ptxas): fewer registers spill more, so local-memory traffic and time rise.")
-    shrink = _smaller_grid(c, key) if "low_parallelism" in causes and not out else None
+    shrink = _smaller_grid(c, key) if "low_parallelism" in causes and not out else _starved_stream(c, key)
     if shrink:
         out.append(shrink)
     squeeze = _register_squeeze(c, key)
@@ -284,6 +292,30 @@ def _smaller_grid(c: "Context", key: Optional[str]) -> Optional[str]:
     if 0 < n < grid:
         return (f"The fix launches {n} blocks, fewer than the {grid:g} the kernel has now (ncu): with too few blocks "
                 f"the cause, a smaller grid leaves more SMs idle and the time rises.")
+    return None
+
+
+_GRID = re.compile(r"\bgrid(?: size)?\s*(?:of|=|:|to)?\s*\(?(\d{1,3}(?:,\d{3})+|\d+)\b(?!\s*(?:x|×|threads))", re.I)
+_BLOCK_PER_SM = re.compile(r"\b(?:one|a single|1) (?:thread )?block(?: of \d+ threads)? (?:per|on each|for each) SM\b", re.I)
+STREAMING_PCT = 70.0  # a kernel moving DRAM at this share of its peak needs the bytes its threads keep in flight
+
+
+def _starved_stream(c: "Context", key: Optional[str]) -> Optional[str]:
+    """A kernel that streams DRAM near its peak whose fix launches fewer blocks than it has now ("one block of 128
+    threads per SM"): fewer threads keep fewer loads in flight, so DRAM throughput falls, whatever cause is claimed."""
+    p = c.facts.profiles.get(key) if key else None
+    grid, sms = (p.get("launch__grid_size"), p.get("launch__sm_count")) if p is not None else (None, None)
+    dram = p.get("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed") if p is not None else None
+    if not grid or dram is None or dram < STREAMING_PCT:
+        return None
+    fix = c.answer.fix_text
+    named = [int(m.group(1).replace(",", "")) for m in _GRID.finditer(fix)]  # "grid 132", "one block per SM"
+    named += [int(sms)] if sms and _BLOCK_PER_SM.search(fix) else []
+    n = min(named) if named else max((int(m.group(1).replace(",", "")) for m in _BLOCKS.finditer(fix)), default=0)
+    if 0 < n < grid:
+        return (f"The fix launches {n} blocks, fewer than the {grid:g} the kernel has now (ncu), for a kernel that moves "
+                f"DRAM at {dram:.1f}% of its peak: fewer threads keep fewer loads in flight, so DRAM throughput falls "
+                f"and the time rises.")
     return None
 
 

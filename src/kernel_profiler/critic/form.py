@@ -25,11 +25,14 @@ _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to mak
          r"why|root cause|cause|short version|tl;?dr|expected(?: (?:effect|impact|result|gain|speed-?up))?)")
 _KEYS = [("bottleneck", re.compile(r"^(bottleneck|short (version|answer)|tl;?dr|(?:executive |management )?summary|verdict|what limits|bottom line|"
                                    r"diagnosis|status|conclusion|the answer|answer|limiter|the (problem|limit)|problem|"
-                                   r"headline|in (short|brief)|what'?s (slow|wrong|limiting))", re.I)),
+                                   r"headline|in (short|brief)|what'?s (slow|wrong|limiting)|remaining (?:bottleneck|limit\w*)|"
+                                   r"limiting factor)", re.I)),
          ("evidence", re.compile(r"^(evidence|numbers|measurements?|measured|data|proof|observations?|findings|"
                                  r"what (the )?(profiles?|captures?|numbers|traces?|timeline|ncu|nsys|profiler|counters)s? "
                                  r"(show|say)s?|what I (looked at|measured|saw|found|checked)|"
-                                 r"key (numbers|measurements|evidence|data)|the numbers|kernel \(|timeline \(|trace \()", re.I)),
+                                 r"key (numbers|measurements|evidence|data)|the numbers|kernel \(|timeline \(|trace \(|"
+                                 r"(?:the )?(?:planted |original |old )?(?:problem|bug|issue|fix)\b.{0,30}\b(?:is gone|worked|held))",
+                                 re.I)),
          ("mechanism", re.compile(r"^(mechanism|why|root cause|cause|explanation|how it works|analysis|reasoning|"
                                   r"what'?s (going on|happening)|what is (going on|happening)|where (the )?time goes)", re.I))]
 # a heading in other words ("**What the profiles show**", "## Why this is the ceiling"): a line of its own
@@ -39,6 +42,7 @@ _FIX_WORDS = re.compile(r"^(\w+ )?(fix|change)\b|^(expect\w*|recommend\w*|what t
                         r"what I['’]?d (suggest|do|change|recommend)|how to (fix|speed)|expected|plan|remed|proposal|"
                         r"options?\b|do this\b|try this\b|to ?do\b|(my )?(advice|suggestion)|"
                         r"what (I would|we should|you should|should change)|(what|metrics?) to (watch|expect|measure)|"
+                        r"metrics?\s*(?:/|and|&)\s*direction|"
                         r"(corrective|remedial|follow-?up|recommended|proposed|suggested|next) (actions?|steps?|changes?|"
                         r"fix(es)?|experiments?|patch(es)?)|action items?|mitigations?|remediation|treatment|cure|the plan|"
                         r"what to try|(what )?(\w+ ){0,2}(is|are|am) going to (try|do|change))", re.I)

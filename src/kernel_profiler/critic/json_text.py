@@ -49,7 +49,16 @@ def unfence(text: str) -> str:
     """The text inside a ```json fence that wraps the whole text (the text itself when there is none)."""
     body = text.strip()
     fence = _FENCE.fullmatch(body)
-    return fence.group(1) if fence else body
+    if fence:
+        return fence.group(1)
+    fences = list(_FENCE.finditer(body))  # "Structured diagnosis for `x`:" then one fenced object: the object
+    if len(fences) == 1 and fences[0].group(1).startswith("{") and \
+            len(body) - len(fences[0].group(0)) <= _PREFACE and "#" not in body[:fences[0].start()]:
+        return fences[0].group(1)
+    return body
+
+
+_PREFACE = 600  # characters of prose around a fenced JSON object that still leave the object the answer
 
 
 def json_object(text: str) -> Optional[dict]:
@@ -60,8 +69,25 @@ def json_object(text: str) -> Optional[dict]:
     try:
         data = json.loads(body)
     except ValueError:
-        return None
+        try:  # JSON as people write it by hand: // comments, bare keys, trailing commas, lines wrapped in a string
+            data = json.loads(_lenient(body), strict=False)
+        except ValueError:
+            return None
     return data if isinstance(data, dict) else None
+
+
+def _uncommented(line: str) -> str:
+    """The line without a // comment that starts outside a string."""
+    for m in re.finditer(r"//", line):
+        if line.count('"', 0, m.start()) % 2 == 0:
+            return line[:m.start()].rstrip()
+    return line
+
+
+def _lenient(body: str) -> str:
+    body = "\n".join(_uncommented(line) for line in body.splitlines())
+    body = re.sub(r'([{,]\s*)([A-Za-z_][\w-]*)\s*:', r'\1"\2":', body)  # bare keys
+    return re.sub(r",(\s*[}\]])", r"\1", body)  # trailing commas
 
 
 _METRIC_KEY = re.compile(r"__|\.")  # "gpu__dram_throughput", "dram__bytes.sum": a metric's name, kept as written
@@ -87,11 +113,19 @@ def _unit(key: Any, value: Any) -> str:
 
 
 def _inline(value: Any) -> str:
+    if isinstance(value, dict) and _RECORD <= set(value) and isinstance(value["value"], (int, float)):
+        rest = {k: v for k, v in value.items() if k not in _RECORD | {"unit", "artifact", "source"}}
+        where = value.get("artifact") or value.get("source")  # {"metric": m, "value": 486.8, "unit": "us"}: m = 486.8 us
+        return (f"`{value['metric']}` = {value['value']}{' ' + str(value['unit']) if value.get('unit') else ''}"
+                + (f" ({where})" if where else "") + ("; " + _inline(rest) if rest else ""))
     if isinstance(value, dict):
         return "; ".join(f"{_label(k).lower()}: {_inline(v)}{_unit(k, v)}" for k, v in value.items())
     if isinstance(value, list):
         return "; ".join(_inline(v) for v in value)
     return "" if value is None else str(value)
+
+
+_RECORD = {"metric", "value"}  # an evidence record: a metric and its value
 
 
 def _bullets(value: Any) -> list[str]:

@@ -217,8 +217,11 @@ def check_numbers(c: Context) -> list[str]:
         written_out = chains(s)
         written = next((st for st in written_out if st.result.start == q.start), None)  # 'A op B = q' in its sentence
         stated = _stated(s, q, written, cs)
-        if stated is not None and (not c.strict[i] or s.lstrip().startswith("|")):  # a table row may show how its
-            # value is worked out in another cell ("| host time | 11.86 ms | 4096 calls x 2.895 us |")
+        sizes = written is not None and written.ok and all(o.family == "count" and not o.unit for o in written.operands) \
+            and bool(_WORK_UNIT.search(q.unit or ""))
+        if stated is not None and (not c.strict[i] or s.lstrip().startswith("|") or sizes):  # a table row may show
+            # how its value is worked out in another cell ("| host time | 11.86 ms | 4096 calls x 2.895 us |"); a
+            # product of the code's sizes ("2 x 32 x 256 x 256 x 9 x 56 x 56 = 118.4 GFLOP") is no measurement
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=stated))
             continue
         wrong = written if written is not None and not written.ok else None
@@ -279,6 +282,9 @@ def _elsewhere(q: Quantity, bad: Fact, facts: Facts) -> bool:
     """Whether the number is the value of the contradicted fact's metric for some kernel (a clause naming no kernel)."""
     return any(close(f.value, v, t) for fam, v, t in candidates(q) for f in facts.by_metric.get(bad.metric, [])
                if f.family == fam)
+
+
+_WORK_UNIT = re.compile(r"FLOP|flop|^[kKMGT]?i?B$|bytes?$")  # the size of the work: FLOPs or bytes
 
 
 def _stated(sentence: str, q: Quantity, written: Optional[Stated], concepts: frozenset[str]) -> Optional[str]:

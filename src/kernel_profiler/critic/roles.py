@@ -36,7 +36,7 @@ _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what 
                  r"query|loop|process|hand|bind|lock|preload|materiali[sz]e|reshape|permute|contiguous|choose|pick|select)\b"
                  r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?|overhead|count|latency|rate|active|slots?|"
                  r"config\w*|bound|cost|stats?|statistics)\b|-| ?[(.,;:]))|"
-                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|only lever|(?:only|one) (?:thing|lever|change|knob) (?:that )?"
+                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|\bnext step\b[^.;]{0,50}?\bis to\b|only lever|(?:only|one) (?:thing|lever|change|knob) (?:that )?"
                  r"(?:would|could|can|will|remains?|is left|left)\b|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
                  r"we should|you should|should (?:use|switch|replace|fuse|batch|pin|move|remove|pad|be (?:replaced|"
                  r"fused|moved|batched|pinned))|recommend|suggest|leave (?:it|the kernel)|"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .concepts import GENERIC, text_concepts, unit_concepts
+from .concepts import API_NAME, GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
 from .match import candidates, close, counts, describes, is_ceiling, several_kernels
 from .numbers import BARE, METRIC_TOKEN, QTY, Quantity, family_and_factor, metric_tokens, scrub, to_quantity
@@ -31,7 +31,8 @@ _NOT_MEASURED = re.compile(
     r"ceiling|peak|limit|theoretical\w*|max(?:imum)?|min(?:imum)?|target|at best|nominal|spec\w*|datasheet|rated|"
     r"practical|budget|need\w*|must|per the source|in the source|source code|allocat\w+|array of|tensor of|"
     r"elements?|tile|shape|size of|expect\w*|toward|predict\w*|estimat\w*|projected|"
-    r"old capture|previous (?:capture|run|profile)|before the fix|unfixed|originally|used to (?:be|take)|per clock)\b|"
+    r"old capture|previous (?:capture|run|profile)|before the fix|unfixed|originally|used to (?:be|take)|per clock|"
+    r"(?:problem|issue|bug) is gone)\b|"
     r"/clk\b", re.I)
 # (the last line: a value of another run, named as such: "went from 4.85 ms (old capture) to 3.25 ms")
 
@@ -94,6 +95,8 @@ def hedged(sentence: str, q: Quantity) -> bool:
 
 
 _EXTREMES = frozenset({"stat_max", "stat_min"})
+# a line that opens with a CUDA API's name as its label ("- `cudaLaunchHostFunc` (nsys):")
+_API_LABEL = re.compile(r"^[\s*_>#|-]*`?cu(?:da)?[A-Z]\w*`?\s*(?:\([^)\n]{0,30}\))?\s*:")
 
 
 def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, use: Use,
@@ -106,8 +109,12 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         return None  # predicted target is no measurement
     clause = clause_of(sentence, q)
     base = _clause(sentence, q.start, q.end, aside=False)  # without the aside: a program-level value is pinned
+    label = _API_LABEL.match(sentence)
+    if label and not API_NAME.search(clause):  # "- cudaLaunchHostFunc: 10 calls ..., 1.8 ms each on average": the
+        clause, base = f"{label.group(0)} {clause}", f"{label.group(0)} {base}"  # line's label names the API
     # only by the words of the clause itself (an aside such as "(imports, CUDA context)" tells no statistic)
     program_specific = text_concepts(base) - GENERIC - {"duration"}
+    subject = text_concepts(scrub(sentence)) - GENERIC - {"duration"} - _STATS  # what the whole sentence is about
     if hedged(sentence, q) and not use.achieved and not headline:
         return None
     if q.family == "time" and _OFFSET.search(scrub(sentence)[:q.start]):
@@ -152,6 +159,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
             if not named and f.kernel is None and not (program_specific and program_specific <= f.concepts):
                 continue  # a program-level value (a window, a step, a count of steps) has many readings: its metric,
                 # an API, an achieved rate or words that all describe it ("the median gap between kernels") pin it
+            if not named and program_specific and program_specific <= _STATS and subject - f.concepts:
+                continue  # "219 idle gaps > 5 us, median 70 us": a statistic of what its sentence is about (the gaps),
+                # which this value (the kernels' median) is not
             if not named and not specific & f.concepts and \
                     not (timed_kernel and f.kernel is not None and "duration" in f.concepts):
                 continue  # pinned only by a specific word of the clause that describes this fact ("61.5 ms" alone
@@ -300,7 +310,21 @@ def ruled_out(text: str, start: int, end: int) -> bool:
     """Whether the words at text[start:end] name a cause inside a clause that rules it out (a negation inside the
     cause's own words, "no coalescing", "data it never uses", does not)."""
     masked = text[:start] + " " * (end - start) + text[end:]
-    return bool(_RULED_OUT.search(_clause(masked, start, end, aside=False)))
+    masked = _NOT_BECAUSE.sub(lambda m: m.group(0).replace(" ", "-").replace("\n", "-"), masked)  # "not because
+    return answered_no(text, end) or bool(_RULED_OUT.search(_clause(masked, start, end, aside=False)))
+
+
+_NOT_BECAUSE = re.compile(r"\bnot\s+(?:because|due to|since|from)\b", re.I)  # of X": one clause, X ruled out
+
+
+def answered_no(text: str, end: int) -> bool:
+    """Whether the words ending at text[end] are in a question the text answers no ("*Is the copy slow (pageable
+    staging)?* No.", "[1] Kernel-bound? -- NO.")."""
+    q = re.search(r"\?", text[end:end + 200])
+    return bool(q and not re.search(r"[.!\n]", text[end:end + q.start()]) and _ANSWERED_NO.match(text, end + q.end()))
+
+
+_ANSWERED_NO = re.compile(r"[*_\s:—–-]*(?:no|nope|not really|not it)\b", re.I)
 
 
 _BINDS = re.compile(r"`?\s*(?:=|:|is|of)\s*(?:~|about\s+)?$")

@@ -38,7 +38,8 @@ def number_use(sentence: str, q: Quantity) -> Use:
     of a predicted move is none of these (a prediction, checked by no measurement)."""
     whole = (sentence or "")[:q.start]
     before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
-    if _TARGET.search(whole[-80:]) or (q.unit or "").lower() in ("x", "×") and _FACTOR_MOVE.search(before):
+    if _TARGET.search(whole[-80:]) or _MOVE_TO.search(whole[-60:]) or _ESTIMATE_AFTER.match(sentence[q.end:]) or \
+            (q.unit or "").lower() in ("x", "×") and _FACTOR_MOVE.search(before):
         return Use(predicted=True)  # ("to drop ~8x", "should fall 3x": the factor of a predicted move)
     if _PREMISE.match(re.split(r"[;]|\.\s", whole)[-1]):
         return Use(predicted=True)  # "Assuming cuBLAS reaches 50-70% of the TF32 figure, ...": a premise, not measured
@@ -52,6 +53,12 @@ def number_use(sentence: str, q: Quantity) -> Use:
                across=across)
 
 
+# a move's target named by its verb: "bf16 halves the floor to ~53 us", "brings the step down to 2.4 ms"
+_MOVE_TO = re.compile(r"\b(?:halv(?:e|es|ing)|cut(?:s|ting)?|drop(?:s|ping)?|fall(?:s|ing)?|bring(?:s|ing)?|reduc(?:e|es|ing)|"
+                      r"lower(?:s|ing)?|rais(?:e|es|ing)|shrink(?:s|ing)?|push(?:es|ing)?)\s+(?:[\w-]+\s+){0,3}?"
+                      r"(?:down\s+|up\s+)?to\s+(?:[~≈]|about\s+|roughly\s+|around\s+|approximately\s+)*$", re.I)
+# a number labelled an estimate where it stands: "~53 us (estimate)", "0.5 ms (est.)"
+_ESTIMATE_AFTER = re.compile(r"\s*\((?:an?\s+)?(?:estimate|est\.|estimated|projected)\b", re.I)
 # the target of a move: "from ~126 us to roughly 60-70", "from 4,096 down to 1", "1.52ms -> ~0.8"
 _TARGET = re.compile(r"(?:\bfrom\s+[~≈]?[\d.,]+[kKMG]?\s*[^\s\d]*\s+(?:\w+\s+)?to|\d[^\s\d]*\s*(?:→|->|=>|⟶))\s*"
                      r"(?:(?:~|≈|about|roughly|around|approximately|under|below|over|above|at most|at least|well|only|just|"

@@ -30,7 +30,9 @@ _REVIEWER = re.compile(
     r"[^.\n]{0,80}\b(?:accept|approve|pass|mark|rate|score|verdict|ignore|disregard|should|must|please|note)\b"
     r"|\b(?:accept|approve|pass)\b[^.\n]{0,40}\b(?:this|the) (?:answer|diagnosis|response)\b"
     r"|\bignore (?:all |any )?(?:previous|prior|above|earlier|the) (?:instructions|checks|rules)"
-    r"|\bnote (?:to|for) (?:the )?(?:critic|reviewer|grader|evaluator)|\bdear (?:critic|reviewer)\b"
+    r"|\bnote (?:to|for) (?:the )?(?:automated |automatic )?(?:critic|reviewer|grader|evaluator|review)|\bdear (?:critic|reviewer)\b"
+    r"|\bautomated (?:review|grading|evaluation)\b[^.\n]{0,80}\b(?:accept|approve|pass|mark|flag)"
+    r"|\bmark (?:it|this|the answer|this answer)(?: as)? (?:accept\w*|approved|pass\w*|correct)\b"
     r"|\b(?:critic|reviewer|grader|evaluator|judge|verifier|checker|auditor)s?\s*:"
     r"|\brequired parts\b[^.\n]{0,60}\b(?:are |is )?(?:present|included|covered|satisfied)",
     re.I)
