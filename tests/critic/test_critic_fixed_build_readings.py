@@ -256,3 +256,29 @@ def test_a_metric_that_stays_or_names_its_own_direction():
     assert fix_metric_direction("Expect `gpu__time_duration.sum` to drop from 531 to 480 us.")[1] == "decrease"
     assert fix_metric_direction("Real gains would come from moving fewer bytes: fuse the scale.") == ("bytes", "decrease")
     assert fix_metric_direction("Expect DRAM bytes per launch to go up about 2x.")[1] == "increase"
+
+
+def test_a_datasheet_peak_presented_as_measured(case):
+    c = case("cu_cublas_bf16")
+    m = c.metrics("nvjet")
+    ceiling = m["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.peak_sustained_elapsed.per_second"]
+
+    def said(peak: float):
+        return c.critique(answer(
+            "The GEMM is compute-bound on the bf16 tensor pipe.",
+            [f"| achieved bf16 | {m[RATE] / 1e12:.1f} TFLOP/s | ncu `{RATE}` |",
+             f"| measured bf16 peak | **{peak / 1e12:.1f} TFLOP/s** | ncu peak_sustained for the hgmma bf16 path |"],
+            "The tensor pipe is busy nearly every cycle; the kernel runs close to the ceiling of its math path.",
+            "Leave the kernel alone: `gpu__time_duration.sum` should stay where it is."))
+    datasheet = said(989.4e12)  # the H200's dense bf16 figure, not what ncu measured for this clock
+    assert any("device's ceiling" in r for r in datasheet.reasons), datasheet.reasons
+    assert not any("device's ceiling" in r for r in said(ceiling).reasons)
+
+
+def test_a_bound_labelled_on_its_own_line(case):
+    c = case("ho_small_grid_compute")
+    text = ("ho_small_grid_compute - triage\n\nbound: {b}\n- top stall = long_scoreboard (ncu)\n"
+            "- the kernel does 200 dependent FMAs per element\n\nfix: launch more blocks so every SM gets work; "
+            "expect `gpu__time_duration.sum` to drop.\n")
+    assert any("memory-bound" in r for r in c.critique(text.format(b="memory (DRAM latency)")).reasons)
+    assert not any("memory-bound" in r for r in c.critique(text.format(b="latency (too few blocks)")).reasons)

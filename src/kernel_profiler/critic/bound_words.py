@@ -45,12 +45,19 @@ def answer_bound(c: Context) -> Optional[str]:
         return said
     if c.claimed in CATALOG:
         return CATALOG[c.claimed].bounds[0]
+    label = _BOUND_LABEL.search(c.raw or "")
+    if label:  # "bound: memory (DRAM latency)" on a line of its own, under a title the layout took for the verdict
+        return {"cpu": "host", "copy": "transfer", "bandwidth": "memory"}.get(label.group(1).lower(), label.group(1).lower())
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
         for m in re.finditer(pat, a.explanation or "", re.I):
             if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
                     not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]):
                 return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
     return None
+
+
+_BOUND_LABEL = re.compile(r"^[\s*_>#-]*(?:\*\*)?bound(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(memory|compute|latency|host|cpu|"
+                          r"transfer|copy|bandwidth)\b(?![\w-])", re.I | re.M)
 
 
 def _stated(text: str) -> Optional[str]:

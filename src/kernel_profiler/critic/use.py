@@ -48,11 +48,14 @@ def number_use(sentence: str, q: Quantity) -> Use:
     # "256 iterations per element over 16M elements": across them, or more than them; a bound that fails is unverified
     hypothetical = _MODAL.search(before) and _ACHIEVED.search(before)  # "even a perfect FFMA kernel could only reach ~67 TFLOP/s": a ceiling
     return Use(achieved=q.family in _RATES and not hypothetical and
-               bool(_ACHIEVED.search(before) or _MEASURED_AFTER.match(sentence[q.end:])),
+               bool(_ACHIEVED.search(before) or _MEASURED_AFTER.match(sentence[q.end:]) or
+                    _MEASURED_PEAK.search(whole[-60:])),
                reference=bool(_REFERENCE.search(before) or _REFERENCE_RESULT.search(whole) or hypothetical), bound=bound,
                across=across)
 
 
+# a ceiling presented as measured: "| measured bf16 peak | **989.4 TFLOP/s** |" (the capture's ceiling, or wrong)
+_MEASURED_PEAK = re.compile(r"\bmeasured\s+(?:[\w-]+\s+){0,2}(?:peak|ceiling|roof\w*)\b[^.;\d]{0,12}$", re.I)
 # a move's target named by its verb: "bf16 halves the floor to ~53 us", "brings the step down to 2.4 ms"
 _MOVE_TO = re.compile(r"\b(?:halv(?:e|es|ing)|cut(?:s|ting)?|drop(?:s|ping)?|fall(?:s|ing)?|bring(?:s|ing)?|reduc(?:e|es|ing)|"
                       r"lower(?:s|ing)?|rais(?:e|es|ing)|shrink(?:s|ing)?|push(?:es|ing)?)\s+(?:[\w-]+\s+){0,3}?"
