@@ -46,7 +46,8 @@ def answer_of_json(body: str) -> Answer:
 
 
 def unfence(text: str) -> str:
-    """The text inside a ```json fence that wraps the whole text (the text itself when there is none)."""
+    """The text inside a ```json fence that wraps the whole text, or the one fenced object of a text whose prose
+    around it is short (a preface line, no headings); the text itself otherwise."""
     body = text.strip()
     fence = _FENCE.fullmatch(body)
     if fence:
