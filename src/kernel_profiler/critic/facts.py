@@ -153,13 +153,13 @@ _TENSOR_OPS_RATE = re.compile(r"sm__ops_path_tensor_\w+\.(?:sum|avg|max|min)\.(?
 
 def _kernel_facts(f: Facts, k: KernelProfile, key: str) -> None:
     m, src = k.metrics, k.source
+    samples = m.get("smsp__pcsamp_sample_count")
     for name, v in m.items():
         f.add_unit(name, v, k.units.get(name), src, key)
         if _TENSOR_OPS_RATE.match(name) and not k.units.get(name):  # ncu gives no unit: one op is one FLOP
             f.add(name, v, "flop_rate", src, key, "tensor-path operations per second (an op is a FLOP)")
-    samples = m.get("smsp__pcsamp_sample_count")
-    for name, v in m.items():  # a stall reason's share of the PC samples ("long_scoreboard 58% of samples")
-        if samples and name.startswith("smsp__pcsamp_warps_issue_stalled_") and v is not None:
+        if samples and name.startswith("smsp__pcsamp_warps_issue_stalled_") and v is not None:  # a stall reason's
+            # share of the PC samples ("long_scoreboard 58% of samples")
             f.add(f"{name}.share_of_samples", v / samples, "ratio", src, key, "stall samples / smsp__pcsamp_sample_count")
     inst, sms, clock = m.get("smsp__inst_executed.sum"), m.get("launch__sm_count"), m.get("sm__cycles_elapsed.avg.per_second")
     if inst and sms and clock:  # one warp instruction per scheduler per cycle, four schedulers per SM

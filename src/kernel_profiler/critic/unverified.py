@@ -114,7 +114,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         clause, base = f"{label.group(0)} {clause}", f"{label.group(0)} {base}"  # line's label names the API
     # only by the words of the clause itself (an aside such as "(imports, CUDA context)" tells no statistic)
     program_specific = text_concepts(base) - GENERIC - {"duration"}
-    subject = text_concepts(scrub(sentence)) - GENERIC - {"duration"} - _STATS  # what the whole sentence is about
+    # what the whole sentence is about, read only for a clause that names nothing but a statistic ("median 70 us")
+    subject = text_concepts(scrub(sentence)) - GENERIC - {"duration"} - _STATS \
+        if program_specific and program_specific <= _STATS else frozenset()
     if hedged(sentence, q) and not use.achieved and not headline:
         return None
     if q.family == "time" and _OFFSET.search(scrub(sentence)[:q.start]):
@@ -159,7 +161,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
             if not named and f.kernel is None and not (program_specific and program_specific <= f.concepts):
                 continue  # a program-level value (a window, a step, a count of steps) has many readings: its metric,
                 # an API, an achieved rate or words that all describe it ("the median gap between kernels") pin it
-            if not named and program_specific and program_specific <= _STATS and subject - f.concepts:
+            if not named and subject - f.concepts:
                 continue  # "219 idle gaps > 5 us, median 70 us": a statistic of what its sentence is about (the gaps),
                 # which this value (the kernels' median) is not
             if not named and not specific & f.concepts and \
