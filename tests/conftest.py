@@ -35,6 +35,11 @@ class CaptureStore:
             shutil.copy(src, out)
             return out
         xz = CAPTURES / case / (name + ".xz")
+        gz = CAPTURES / case / (name + ".gz")
+        if not xz.exists() and gz.exists():  # "trace.json": the stored trace.json.gz, decompressed
+            with gzip.open(gz) as fi, open(out, "wb") as fo:
+                shutil.copyfileobj(fi, fo)
+            return out
         if not xz.exists():
             raise FileNotFoundError(f"no test capture {case}/{name}")
         with lzma.open(xz) as fi, open(out, "wb") as fo:
@@ -42,7 +47,7 @@ class CaptureStore:
         return out
 
     def has(self, case: str, name: str) -> bool:
-        return (CAPTURES / case / name).exists() or (CAPTURES / case / (name + ".xz")).exists()
+        return any((CAPTURES / case / (name + ext)).exists() for ext in ("", ".xz", ".gz"))
 
     def case_dir(self, case: str) -> Path:
         """Every file of a case, decompressed, in one folder."""

@@ -126,7 +126,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     _e("host_work", "host", "host work", "program", _T + "host_finding", "sig_idle_cause",
        r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop|objects?|lists?|interpreter)|\bGIL\b|"
        r"on (?:one|a single) CPU (?:thread|core)|host[- ]side (work|computation)|"
-       r"(?:host|CPU) computation|host's own|own computation|host code|data preparation|preprocessing",
+       r"(?:host|CPU) computation|host's own|own computation|host code|data preparation|preprocessing|"
+       r"wait\w* (?:on|for) (?:the )?(?:Python|interpreter)\b|unbox\w*|python floats",
        "Overlap or remove the host work: prepare the next batch ahead of time on another thread or process "
        "(DataLoader workers, a prefetch queue), move the preprocessing to the GPU, or cache its results.",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease"), idle_cause="host_work"),
@@ -160,7 +161,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "it is split: more, smaller copies add a per-call cost; pin the host buffer instead")),
     _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer_volume",
        r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
-       r"transfer[- ]bound|copies (dominate|fill|take up|occupy)|dominated by (the )?(moving|copying|transferring|"
+       r"transfer[- ]bound|copies (dominate|fill|take up|occupy)|(?:it['’]?s|is) (?:all )?the (?:[\w-]+ +| +)?cop(?:y|ies)\b|"
+       r"the only (?:knob|lever) is (?:the )?bytes|dominated by (the )?(moving|copying|transferring|"
        r"downloading|uploading|cop(y|ies)|transfers?|downloads?|uploads?)\b",
        "Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap the remaining "
        "copies with compute on a separate stream (double buffering).",
@@ -229,7 +231,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     _e("low_parallelism", "latency", "too few blocks", "kernel", _LAT + "detect_low_parallelism", "sig_low_parallelism",
        r"too few (blocks|programs|CTAs)|parallelism|grid (is )?((far|much|way) )?(too )?small|SMs (never|don't|do not) get|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
        r"blocks? on an? \d+-SM|block grid on an? \d+-SM|SMs (have nothing|have no work|get no block|sit idle|are idle)|"
-       r"partial wave|less than one wave",
+       r"partial wave|less than one wave|(?:the )?(?:other|remaining) \d+ (?:SMs )?(?:have nothing|have no work|get nothing|get no block|sit idle|are idle|idle)\b|"
+       r"how little of the GPU",
        {"": "Launch at least one full wave, ideally several blocks per SM: grid >= {min_grid:.0f} (e.g. 2-8 x SM "
             "count with a grid-stride loop, or one block per tile of the data).",
         "timeline": "Launch at least {min_grid} blocks (several per SM), e.g. one block per tile of data.",
@@ -288,8 +291,11 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",
        (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
     _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
-       "sig_excess_traffic", r"fusion|\bfuse|\bunfused|extra pass|round trips? through DRAM|intermediate|"
-       r"redundant (DRAM )?(traffic|bytes|passes|cop(y|ies))|cop(y|ies) of unchanged|unnecessary cop(y|ies)|re-?cop(y|ies)|separate (\w+ ){0,2}(kernels|ops|passes)|more (DRAM |HBM )?traffic than|(excess|extra|wasted) (DRAM |HBM )?traffic|(full|extra) (DRAM )?pass(es)? over|"
+       "sig_excess_traffic", r"fusion|\bfuse(?!d (?:[\w-]+ )?(?:kernel|op|pass)s?\b)|\bunfused|extra pass|round[- ]trips? (?:through|to|via) (?:DRAM|HBM|global memory)|bounc\w+ through (?:DRAM|HBM)|intermediate|"
+       r"(?:traffic|bytes) (?:that )?we create|"
+       r"(?:traffic|bytes) that only exists?\b|(?:kernels|ops|launches) doing the work of one|unnecessary (?:DRAM |HBM )?(?:traffic|bytes|passes)|"
+       r"(?:bytes|traffic) (?:it|they|we) (?:moves?|reads?|writes?) (?:is|are) unnecessary|"
+       r"redundant (DRAM )?(traffic|bytes|passes|cop(y|ies))|cop(y|ies) of unchanged|unnecessary cop(y|ies)|re-?cop(y|ies)|separate ([\w-]+ ){0,2}(kernels|ops|passes)|more (DRAM |HBM )?traffic than|(excess|extra|wasted) (DRAM |HBM )?traffic|(full|extra) (DRAM )?pass(es)? over|"
        r"split (over|across|into) \d+ (\w+ )?kernels|written to DRAM and read back|read back (from DRAM )?by the next",
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",

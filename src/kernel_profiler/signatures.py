@@ -11,10 +11,13 @@ import re
 
 from typing import Optional
 
-from .catalog import GEMM_NAME, IDLE_CAUSE_SHARE, NEAR_PEAK_GAP, TENSOR_OPS
+from .catalog import GEMM_NAME, NEAR_PEAK_GAP, TENSOR_OPS
 from .signature_base import ABSENT, PRESENT, UNKNOWN, Measured  # noqa: F401 (the signatures' vocabulary)
 # where data and work are placed (host memory read over PCIe, managed pages, the legacy default stream)
 from .signatures_placement import sig_default_stream, sig_managed_migration, sig_zero_copy  # noqa: F401
+# the program's time: idle host time and its causes, copies, start-up
+from .signatures_program import (sig_host_idle, sig_idle_cause, sig_pageable, sig_startup,  # noqa: F401
+                                 sig_transfer, sig_transfer_volume)
 
 
 def _ratio(x: Measured, a: str, b: str) -> Optional[float]:
@@ -100,6 +103,11 @@ def sig_local(x: Measured) -> tuple[str, str]:
 _CONV_TRANSFORM = re.compile(r"fft|winograd|mult_and_sum", re.I)
 
 
+# kernels whose name says they run on the tensor cores: cuBLAS's Hopper nvjet GEMMs, CUTLASS "tensorop" kernels, and
+# names that carry their MMA instruction (wgmma/gmma/hmma/imma, the s1688/s16816 mma.sync shapes)
+TENSOR_CORE_NAME = re.compile(r"\bnvjet_|tensorop|[whi]?gmma|hmma|imma|_s16816|_s1688|_s884", re.I)
+
+
 def sig_no_tensor_cores(x: Measured) -> tuple[str, str]:
     tensor = x.m("sm__pipe_tensor_cycles_active.sum.pct_of_peak_sustained_elapsed")
     mma = x.ops(*TENSOR_OPS)
@@ -112,6 +120,8 @@ def sig_no_tensor_cores(x: Measured) -> tuple[str, str]:
                                                      and (x.m("smsp__sass_inst_executed_op_shared_ld.sum") or 0) > 0)
     fma_busy = (fma is not None and fma >= 10.0) or bool(ffma)
     if tensor is None and mma is None:
+        if TENSOR_CORE_NAME.search(x.name or ""):  # no counters, but cuBLAS/CUTLASS name the math path in the kernel
+            return ABSENT, f"`{x.name}` is a tensor-core kernel by its name (cuBLAS nvjet, tensorop, wgmma, hmma)"
         return UNKNOWN, "no tensor-pipe counter or SASS"
     if gemm_like and fma_busy and (r is None or r.math_path == "fp32"):
         return PRESENT, (f"tensor pipes {tensor or 0:.2f}% active, FMA pipe {fma or 0:.0f}% busy"
@@ -249,67 +259,6 @@ def sig_excess_traffic(x: Measured) -> tuple[str, str]:
         return ABSENT, (f"the steady window runs one kernel per step ({s.kernel_count} launches of "
                         f"`{s.top_kernels[0].name[:60]}` in {steps} steps): there is no chain of passes to fuse")
     return (PRESENT if s.kernel_count >= 2 * steps else UNKNOWN), f"{s.kernel_count / steps:.1f} kernels per step"
-
-
-def _busy(x: Measured) -> Optional[float]:
-    return x.timeline.busy_fraction if x.timeline is not None and x.timeline.window_ns else None
-
-
-def sig_host_idle(x: Measured) -> tuple[str, str]:
-    b = _busy(x)
-    if b is None:
-        return UNKNOWN, "no timeline"
-    return (PRESENT if b <= 0.75 else ABSENT), f"GPU busy {b:.0%} of the steady window"
-
-
-def sig_idle_cause(x: Measured, cause: str) -> tuple[str, str]:
-    """The GPU idles in the steady window and a real share of the idle time (IDLE_CAUSE_SHARE) has this host cause."""
-    st, txt = sig_host_idle(x)
-    if st != PRESENT:
-        return st, txt
-    s = x.timeline
-    ns = s.idle_by_cause.get(cause, 0.0)
-    share = ns / s.idle_ns if s.idle_ns else 0.0
-    said = f"{txt}; {share:.0%} of the idle time is {cause.replace('_', ' ')}"
-    if cause == "host_work" and share < IDLE_CAUSE_SHARE:  # the CPU's work between launches looks like launch overhead
-        gaps = (ns + s.idle_by_cause.get("launch_overhead", 0.0)) / s.idle_ns if s.idle_ns else 0.0
-        return (PRESENT if gaps >= IDLE_CAUSE_SHARE else ABSENT), f"{said}, {gaps:.0%} with the gaps between launches"
-    return (PRESENT if share >= IDLE_CAUSE_SHARE else ABSENT), said
-
-
-def sig_transfer(x: Measured) -> tuple[str, str]:
-    s = x.timeline
-    if s is None or not s.window_ns:
-        return UNKNOWN, "no timeline"
-    frac = s.copy_ns / s.window_ns
-    return (PRESENT if frac >= 0.3 else ABSENT), f"copies take {frac:.0%} of the steady window"
-
-
-def sig_transfer_volume(x: Measured) -> tuple[str, str]:
-    """Copies dominate and move at the link's pinned rate: only the volume is left to cut."""
-    st, txt = sig_transfer(x)
-    if st != PRESENT:
-        return st, txt
-    share = x.program.get("timeline.pageable_share")
-    if share is not None and share >= 0.5:
-        return ABSENT, (f"{txt}, but {share:.0%} of host<->device bytes are copied from pageable memory, which "
-                        f"goes through a staging copy below the link's rate: the copies themselves are slow")
-    return PRESENT, txt
-
-
-def sig_pageable(x: Measured) -> tuple[str, str]:
-    st, txt = sig_transfer(x)
-    if st != PRESENT:
-        return st, txt
-    share = x.program.get("timeline.pageable_share", 0.0)
-    return (PRESENT if share >= 0.5 else ABSENT), f"{txt}; {share:.0%} of host<->device bytes from pageable memory"
-
-
-def sig_startup(x: Measured) -> tuple[str, str]:
-    s = x.timeline
-    if s is None:
-        return UNKNOWN, "no timeline"
-    return UNKNOWN, f"start-up {s.startup_ns / 1e9:.2f} s, steady window {s.window_ns / 1e6:.1f} ms"
 
 
 def straggler(x: Measured):

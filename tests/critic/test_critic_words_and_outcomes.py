@@ -24,7 +24,7 @@ from kernel_profiler.answer import Answer
 from kernel_profiler.critic.arithmetic import chains
 from kernel_profiler.critic.claim import claimed_mechanism
 from kernel_profiler.critic.direction import clause_direction, fix_metric_direction
-from kernel_profiler.critic.fixes import _ADD_SYNC
+from kernel_profiler.critic.wrong_way import _ADD_SYNC
 from kernel_profiler.critic.form import parse_answer
 from kernel_profiler.critic.numbers import family_and_factor, quantities
 from kernel_profiler.critic.paragraphs import LABEL
@@ -188,7 +188,7 @@ def test_a_heading_that_states_the_verdict(case):
 
 
 def test_a_sync_after_each_launch_and_unfused_kernels():
-    """fixes._ADD_SYNC read "synchronize() after each launch" with no space before the noun (it never matched); and
+    """wrong_way._ADD_SYNC read "synchronize() after each launch" with no space before the noun (it never matched); and
     launch overhead's wrong way includes running fused work as separate kernels."""
     from kernel_profiler.catalog import CATALOG
     assert _ADD_SYNC.search("call torch.cuda.synchronize() after each launch")

@@ -12,7 +12,7 @@ import re
 from typing import Optional
 
 from .context import Context
-from .fixes import subject
+from .context import subject
 from .unverified import ruled_out
 
 _FP64_WORDS = re.compile(r"\bFP64\b|double[- ]precision|\bdouble (?:literals?|math|arithmetic|constants?)\b|"

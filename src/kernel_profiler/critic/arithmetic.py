@@ -23,7 +23,8 @@ _SUPER = {"²": 2, "³": 3, "⁴": 4}
 _POWER = re.compile(r"^\s*(?:\^\s*|\*\*\s*)(\d+)")
 _SUPERSCRIPT = re.compile(r"(?<![\w.])(\d+)([²³⁴])")
 _WORD = r"[^\W\d_][\w/.'’-]*"
-_OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(x|×|·|⋅|\*|/|\+|-|−|–|plus|minus)\s+(?:~\s*)?(?:{_WORD}\s+){{0,2}}$|^(/)$"
+_OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(?:\([^()=\d]{{1,60}}\)\s+)?(x|×|·|⋅|\*|/|\+|-|−|–|plus|minus)\s+(?:~\s*)?"
+                 rf"(?:{_WORD}\s+){{0,2}}$|^(/)$"  # "132 SMs (TARGET_INFO_GPU.smCount) x 128 lanes": a source named
                  rf"|^\s*(?:{_WORD}\s+){{0,3}}?(×|·|⋅|\*)\s*$")
 _EQ = re.compile(rf"^\s*(?:{_WORD}\s+){{0,4}}?(?:\([^()=]*\)\s*)?(?:=|≈)\s*(?:\*\*)?~?\s*$")  # "= **32**"
 _HEAD = re.compile(_NUM)
@@ -178,7 +179,8 @@ def chains(sentence: str) -> list[Stated]:
             tol += _rel_tol(ops[j + 1].q)
             j += 1
         terms = [o.q for o in ops[i:j + 1]]
-        if len(terms) >= 2 and j + 1 < len(ops) and _EQ.match(t[ops[j].end:ops[j + 1].start]):
+        tail = re.search(r"(?:\bx|×|\*|/|\+)\s*$", t[ops[i - 1].end if i else 0:ops[i].start])  # "(... 32 threads) x
+        if len(terms) >= 2 and j + 1 < len(ops) and _EQ.match(t[ops[j].end:ops[j + 1].start]) and not tail:  # 200 ..."
             r = ops[j + 1]
             acc, dims = _evaluate(ops[i:j + 1], between)
             if acc is None or (terms[0].family == "pct" and "mul" in kinds):
@@ -192,12 +194,23 @@ def chains(sentence: str) -> list[Stated]:
                 i = j + 1  # "grid 264 x 1024 = 2 blocks per SM": a shape, then what it comes to; no product
                 continue
             approx = APPROX_TOL if re.search(r"[~≈]", t[ops[j].end:r.start]) else 0.0  # "= ~10%": rounded freely
-            ok = _agrees_any(ops[i:j + 1], between, r.q, TOL + tol + approx, t[ops[i].start:r.end])
+            ok = _agrees_any(_same_unit(ops[i:j + 1], kinds, r), between, r.q, TOL + tol + approx,
+                             t[ops[i].start:r.end])
             out.append(Stated(r.q, tuple(terms), ok, t[ops[i].start:r.end].strip()))
             i = j + 1  # the result may start the next chain
             continue
         i = j + 1 if j > i else i + 1
     return out
+
+
+def _same_unit(terms: list[Operand], kinds: set[str], result: Operand) -> list[Operand]:
+    """The terms of a sum, a bare number among them read in the unit of its result ("ew_scale 176us + ew_add 180 +
+    ... = ~944us": each term is microseconds)."""
+    shown = re.match(r"\d[\d,]*(?:\.\d+)?", result.q.written)
+    if kinds != {"add"} or not result.q.unit or not shown or not any(o.q.unit for o in terms):
+        return terms
+    scale = result.si / (float(shown.group(0).replace(",", "")) or 1.0)
+    return [o if o.q.unit or o.q.family != "count" else Operand(o.q, o.q.value * scale, o.start, o.end) for o in terms]
 
 
 _BINARY = {"k": 1.024, "K": 1.024, "M": 1.024 ** 2, "G": 1.024 ** 3}

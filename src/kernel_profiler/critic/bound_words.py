@@ -43,11 +43,15 @@ def answer_bound(c: Context) -> Optional[str]:
     said = _stated(a.bottleneck or "")
     if said:
         return said
+    bare = _BARE_BOUND.fullmatch(a.bottleneck or "")
+    if bare:
+        return bare.group(1).lower()
     if c.claimed in CATALOG:
         return CATALOG[c.claimed].bounds[0]
     label = _BOUND_LABEL.search(c.raw or "")
     if label:  # "bound: memory (DRAM latency)" on a line of its own, under a title the layout took for the verdict
-        return {"cpu": "host", "copy": "transfer", "bandwidth": "memory"}.get(label.group(1).lower(), label.group(1).lower())
+        said = label.group(1).lower()
+        return {"cpu": "host", "copy": "transfer", "bandwidth": "memory", "gpu kernel": "kernel", "gpu": "kernel"}.get(said, said)
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
         for m in re.finditer(pat, a.explanation or "", re.I):
             if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
@@ -57,7 +61,9 @@ def answer_bound(c: Context) -> Optional[str]:
 
 
 _BOUND_LABEL = re.compile(r"^[\s*_>#-]*(?:\*\*)?bound(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(memory|compute|latency|host|cpu|"
-                          r"transfer|copy|bandwidth)\b(?![\w-])", re.I | re.M)
+                          r"transfer|copy|bandwidth|(?:GPU )?kernel|GPU)\b(?![\w-])", re.I | re.M)
+_BARE_BOUND = re.compile(r"\W*(memory|compute|latency|host|transfer)\W*", re.I)  # a "bound" key's value read as the
+# verdict: "compute"
 
 
 def _stated(text: str) -> Optional[str]:

@@ -11,7 +11,7 @@ from .numbers import METRIC_TOKEN, scrub, sentences
 _CAUSAL = re.compile(r"\b(because|since|so that|so|causes?|caused|due to|therefore|thus|which (means|makes|forces|"
                      r"leaves|limits|splits)|means|forc\w+|lead\w*|result\w*|split\w*|serializ\w+|wait\w*|stall\w*|"
                      r"cannot|can['’]t|instead|hence|drains?|starv\w+|bound by|limited by|limits?|saturat\w+|queue\w*|costs?|overlap\w*|comes? from|explains?|dominat\w+|"
-                     r"add up|block\w*|pays?|spends?|so no|only|eats?|spins?|hides?|expos\w+|amortiz\w+|bottleneck\w*|"
+                     r"add up|block\w*|pay(?:s|ing)?|spends?|so no|only|eats?|spins?|hides?|expos\w+|amortiz\w+|bottleneck\w*|"
                      r"sets? the|governs?|determines?|caps?|throttl\w+|leaves? \w+ idle)\b", re.I)
 _GAP = re.compile(r"roofline|floor|\bgap\b|peak|ceiling|speed[- ]of[- ]light|\bSOL\b|TB/s|GB/s|FLOP/s|"
                   r"% of (the )?(peak|ceiling|hardware|bandwidth)|\bidl(e|es|ed|ing)\b|\bbusy\b|\bwait\w*|\bspin\w*|overlap|"
@@ -21,7 +21,7 @@ _GAP = re.compile(r"roofline|floor|\bgap\b|peak|ceiling|speed[- ]of[- ]light|\bS
 # 106 us floor", "the idle time (29.9 ms) is all launch overhead", "the lag is ~1% of a 10.5 ms step"): an explanation,
 # not a list of counters ("the kernel shows 32 wavefronts and a 3x gap")
 _LINK = re.compile(r"\b(is|are|was|runs?|takes?|sits?|reach\w*|gets?|moves?|delivers?|costs?|spends?|accounts? for|"
-                   r"means?|makes?|leaves?|stays?|remains?|needs?|comes? to)\b|=|≈|→", re.I)
+                   r"means?|makes?|leaves?|stays?|remains?|needs?|comes? to)\b|=|≈|→|->", re.I)
 _REPORTS = re.compile(r"\b(shows?|lists?|reports?|counters?|the table|elevated|these are)\b", re.I)
 _RELATED = re.compile(r"roofline|floor|ceiling|\blimit\b|speed[- ]of[- ]light|\bSOL\b|\blink\b|the least|at best|"
                       r"theoretical|full rate|\bidl\w+|\bwait\w*|\bbusy\b|\bstep\b|\d(\.\d+)?\s?(?:x\b|×)|\bgap\b|"
@@ -38,12 +38,14 @@ def relates(sentence: str) -> bool:
 _ARROW_STEP = re.compile(r"\s(?:->|→|=>|⇒)\s")
 
 
-def causal_chain(mechanism: str, claimed: list[str], verdict: str = "", fix: str = "") -> Optional[str]:
+def causal_chain(mechanism: str, claimed: list[str], verdict: str = "", fix: str = "",
+                 evidence: str = "") -> Optional[str]:
     """None when the mechanism links a cause to the gap (in any wording: a verb or connective of cause, or a number
     related to a ceiling or to idle time); else what is missing. The cause or the gap may be stated in the verdict
     (the bottleneck: "damp spends its time converting float<->double ... the XU pipe is 93.8% busy") when the
     mechanism works out the rest. The gap may be stated by the fix that closes it ("pinned copies run at tens of GB/s
-    instead of 1.7 GB/s, so the ~156 ms should become a few milliseconds")."""
+    instead of 1.7 GB/s, so the ~156 ms should become a few milliseconds"). A terse note may give its cause on an
+    evidence line, in words ("stalls: long_scoreboard = 92.5% -> each of the 64 warps waits on its own loads")."""
     text = scrub(mechanism or "")
     words = re.findall(r"[A-Za-z]{3,}", text)
     prose = [s for s in sentences(mechanism) if len(re.findall(r"[A-Za-z]{3,}", scrub(s))) >= 6
@@ -56,7 +58,7 @@ def causal_chain(mechanism: str, claimed: list[str], verdict: str = "", fix: str
     if (len(words) < 10 and not (arrows and len(words) >= 6)) or not prose:
         return "the mechanism is not an explanation (too few words of prose)"
     related = any(relates(s) for s in sentences(mechanism))
-    said = prose + sentences(verdict)
+    said = prose + sentences(verdict) + [x for x in sentences(evidence) if len(re.findall(r"[A-Za-z]{3,}", scrub(x))) >= 6]
     if not related and not arrows and not any(_CAUSAL.search(scrub(s)) for s in said):
         return ("the mechanism names no cause (no 'because', 'limits', 'stalls', 'waits', ..., and no number related "
                 "to a ceiling or to idle time)")

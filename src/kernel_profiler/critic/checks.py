@@ -33,6 +33,7 @@ from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
 from .bound_words import answer_bound, on_device, timeline_verdict
 from .chain import causal_chain
+from .kernel_bound import kernel_bound
 from .visible import addressed_to_reviewer
 from .match import (answer_scope, close, kernel_mentions)
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
@@ -66,7 +67,7 @@ def check_mechanism(c: Context) -> list[str]:
         return []
     if _inconclusive(a):
         return []
-    why = causal_chain(a.explanation, _causes(c), a.bottleneck, a.fix_text)
+    why = causal_chain(a.explanation, _causes(c), a.bottleneck, a.fix_text, _evidence_text(a))
     return [f"Mechanism: {why}. Say why the code causes the measured numbers and how far that keeps it from the "
             f"roofline (or what idle/copy time it explains)."] if why else []
 
@@ -86,6 +87,11 @@ def _causes(c: Context) -> list[str]:
     return catalog.claimed(text) or (["other"] if plain else [])
 
 
+def _evidence_text(a: Answer) -> str:
+    """The evidence lines' words, one sentence each."""
+    return "\n".join(e.meaning.rstrip(".") + "." for e in a.evidence if e.meaning)
+
+
 def _inconclusive(a: Answer) -> bool:
     return (a.bound == "inconclusive" or bool(re.search(r"cannot (yet )?(separate|tell|distinguish|decide)|inconclusive",
                                                         f"{a.bottleneck} {a.explanation}", re.I)))
@@ -94,14 +100,15 @@ def _inconclusive(a: Answer) -> bool:
 def _is_dump(c: Context) -> bool:
     a = c.answer
     n = len(a.evidence) + len(quantities(a.explanation)) + len(METRIC_TOKEN.findall(a.explanation or ""))
-    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, _causes(c), a.bottleneck, a.fix_text) is not None \
+    return n >= DUMP_MIN_NUMBERS and causal_chain(a.explanation, _causes(c), a.bottleneck, a.fix_text, _evidence_text(a)) is not None \
         and not _inconclusive(a)
 
 
 def check_not_a_dump(c: Context) -> list[str]:
     if not (c.answer.explanation or "").strip() or not _is_dump(c):
         return []
-    why = causal_chain(c.answer.explanation, _causes(c), c.answer.bottleneck, c.answer.fix_text)
+    why = causal_chain(c.answer.explanation, _causes(c), c.answer.bottleneck, c.answer.fix_text,
+                       _evidence_text(c.answer))
     return [f"The answer lists counters without a causal chain ({why}): keep the two or three numbers that establish "
             f"the bottleneck and explain measurement -> mechanism -> gap."]
 
@@ -208,7 +215,7 @@ def check_bound(c: Context) -> list[str]:
     if b is None or b in ("inconclusive", "comms"):
         return []
     if v is None or s is None:  # one kernel's profile, no timeline: the kernel's own counters still hold its bound
-        return _kernel_bound(c, b) if b in KERNEL_BOUNDS else []
+        return kernel_bound(c, b) if b in KERNEL_BOUNDS else []
     if b == "host" and len(c.facts.diagnosis.ranks if c.facts.diagnosis else []) >= 2:
         return _host_of_ranks(c)
     busy = f"GPU busy {s.busy_fraction:.0%} of the {s.window_ns / 1e6:.1f} ms steady window"
@@ -234,7 +241,7 @@ def check_bound(c: Context) -> list[str]:
     if {v, b} == {"host", "transfer"}:
         return [f"The answer calls it {b}-bound, but the timeline says {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%})."]
-    return _kernel_bound(c, b)
+    return kernel_bound(c, b)
 
 
 # what moves over the link, named as the limit ("copies fill the window ... at the roofline" names no link: refused)
@@ -261,59 +268,13 @@ def _host_of_ranks(c: Context) -> list[str]:
             f"ms): its GPU work, not its host, is what the other ranks wait for."]
 
 
-DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
-MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-               "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
-CACHE_SATURATED_PCT = 80.0  # an L1/L2 this busy is a throughput limit, not a wait
-MEMORY_LIMITS_PCT = 70.0  # DRAM this busy is the limit
-MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half busy: not memory-bound (this
-# holds whenever no level is even 15% busy, the rule it replaced)
-SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
-ISSUE_PCT = "smsp__issue_active.avg.pct_of_peak_sustained_active"
-COMPUTE_WEAK_PCT = 40.0  # an SM under this busy, with DRAM busier, is not compute-bound (sm__throughput is the
-# busiest of the SM's units: a saturated XU or FMA pipe shows in it)
-SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
-
-
-def _kernel_bound(c: Context, b: str) -> list[str]:
-    """A kernel called memory-bound must move DRAM at a real fraction of its peak; one called compute- or
-    latency-bound must not be streaming DRAM near its peak."""
-    key = subject(c)
-    fs = c.facts.named(DRAM_PCT, key) if key else []
-    if not fs or b not in ("memory", "compute", "latency"):
-        return []
-    pct, who = fs[0].value, f"`{c.facts.kernels.get(key, key)}`"
-    levels = [(f.value, m) for m in MEMORY_PCTS for f in c.facts.named(m, key)]  # (% busy, metric) per level
-    hierarchy = max([v for v, _ in levels] + [pct])
-    sm = max([f.value for f in c.facts.named(SM_PCT, key)], default=None)
-    if b in ("memory", "latency") and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
-        return [f"The answer calls {who} {b}-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
-                f"{pct:.1f}% of peak: the SM's issue and pipes are the limit, not waiting on memory."]
-    if b == "memory" and pct < MEMORY_WEAK_PCT and hierarchy < MEMORY_SATURATED_PCT:
-        return [f"The answer calls {who} memory-bound, but DRAM moves at {pct:.1f}% of peak and no level of its "
-                f"memory hierarchy is half busy (at most {hierarchy:.1f}%: {', '.join(MEMORY_PCTS)}): memory bandwidth "
-                f"is not what limits it."]
-    if b == "compute" and sm is not None and sm < COMPUTE_WEAK_PCT and pct > sm:
-        return [f"The answer calls {who} compute-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
-                f"{pct:.1f}% of peak: no unit of the SM is the limit."]
-    if b in ("compute", "latency") and pct >= MEMORY_LIMITS_PCT:
-        return [f"The answer calls {who} {b}-bound, but it moves DRAM at {pct:.1f}% of peak ({DRAM_PCT}): "
-                f"memory bandwidth is the limit."]
-    busiest = max((x for x in levels if x[1] != MEMORY_PCTS[0]), default=None)  # a cache level, L2 or L1
-    if b == "latency" and c.claimed is None and busiest is not None and busiest[0] >= CACHE_SATURATED_PCT:
-        # a bare "latency-bound" (no catalogued cause: atomics and occupancy limits keep their own signatures)
-        return [f"The answer calls {who} latency-bound, but its cache hierarchy is {busiest[0]:.1f}% busy "
-                f"({busiest[1]}): the throughput of that level is the limit, not the wait for memory."]
-    issue = max([f.value for f in c.facts.named(ISSUE_PCT, key)], default=None)
-    if b == "latency" and c.claimed is None and issue is not None and issue >= signatures.ISSUE_HIDES_LATENCY:
-        return [f"The answer calls {who} latency-bound, but its SM issues an instruction {issue:.1f}% of active "
-                f"cycles ({ISSUE_PCT}): the warps are not waiting, the instructions are the work."]
-    return []
-
-
 # ----------------------------------------------------------------------------- time and ceilings
 _PROGRAM_TIME = re.compile(r"\b(program(?:'s)? (?:time|wall|run ?time|takes|took|runs|ran)|whole program|application|app|wall[- ]?(clock)?|step time|per step|each step|per iteration|"
                            r"iteration time|end[- ]to[- ]end|the run|whole run|total time|run time|runtime)\b", re.I)
+
+
+_NCU_NAMED = re.compile(r"\bncu\b|Nsight Compute", re.I)
+_KERNEL_AFTER = re.compile(r"\s*(?:[\w-]+\s+)?kernels?\b", re.I)
 
 
 def check_replay_time(c: Context) -> list[str]:
@@ -322,10 +283,10 @@ def check_replay_time(c: Context) -> list[str]:
         return []
     for _, text in c.texts():
         for sent in (clause for s in sentences(text) for clause in re.split(r";\s+|\s+[—–]\s+|(?<=[a-z%)][.!?])\s+", s)):
-            if not _PROGRAM_TIME.search(sent):  # the program-time words must belong to the number's own clause
-                continue
+            if not _PROGRAM_TIME.search(sent) or _NCU_NAMED.search(sent):  # the program-time words must belong to the
+                continue  # number's own clause; a clause that names ncu knows where its time comes from
             for q in quantities(sent):
-                if q.family != "time":
+                if q.family != "time" or _KERNEL_AFTER.match(sent[q.end:]):  # "a 14 µs kernel": a kernel's time
                     continue
                 is_ncu = any(close(d, q.value, q.tol) for d in f.ncu_durations)
                 # a value closer to a kernel's timeline statistic (its median launch) than to any ncu duration was
@@ -393,6 +354,7 @@ CHECKS = {
 
 
 def build_context(answer: Answer, facts: Facts, raw: str) -> Context:
-    whole = " ".join([answer.bottleneck, answer.explanation] + [e.meaning for e in answer.evidence])
+    whole = " ".join([answer.bottleneck, answer.explanation] + [e.meaning for e in answer.evidence] +
+                     [raw.split("\n", 1)[0]])  # the title ("# saxpy_grid_stride (FIXED build) — what is left")
     scope = answer_scope(answer.bottleneck, whole, [answer.kernel], facts)
     return Context(answer=answer, facts=facts, raw=raw, scope=scope, claimed=claimed_mechanism(answer))

@@ -46,8 +46,9 @@ DONE = re.compile(
     r"\bnothing (?:left|more) to\b|\bnone worth fixing\b|\bno (?:headroom|gap) left\b|"
     r"\bleave (?:it|this|that|the|[\w`]+)(?: [\w`()-]+){0,3}? (?:alone|as it is|untouched|unchanged)\b|"
     r"\bleave (?:it|the kernel|this kernel)\b|^\s*leave\b|[.;:—–]\s*leave\b|"
-    r"\b(?:at|on|near|close to|within [^.;:]{0,25}? of) (?:its|the|that|this) ([\w./-]+ ){0,3}?"
-    r"(?:roofline|roof|ceiling|peak|floor|limit)\b(?! of (?:its|the|a) (?:own )?(?:dependen|latency|serial|chain))", re.I)
+    r"\b(?:at|on|near|close to|within [^.;:]{0,25}? of) (?:its|the|that|this) (?!(?:[\w./-]+ ){0,2}?"
+    r"(?:latency|dependen\w*|chain|hop|serial\w*)[- ])([\w./-]+ ){0,3}?"
+    r"(?:roofline|roof|ceiling|peak|floor|limit)\b(?! of \W{0,2}(?:its|the|a) (?:own )?(?:dependen|latency|serial|chain))", re.I)
 # words inside a done statement that name the ceiling, not a cause ("near the tensor-core roof")
 _CEILING_PHRASE = re.compile(r"\b(?:at|on|near|close to|within [^.;:]{0,25}? of) (?:its|the|that|this) "
                              r"([\w./-]+ ){0,3}?(?:roofline|roof|ceiling|peak|floor|limit)\b", re.I)
@@ -68,8 +69,16 @@ def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
     return a, (m.start() if m else len(text))
 
 
+# a limit the text names as a latency's, not the roofline's ("at the limit of its own dependency chain", "latency
+# floor"): "nothing left to tune" then says the latency is the limit, not that the kernel is at its roofline
+_LATENCY_LIMIT = re.compile(r"\b(?:limit|floor|bound)\s+of\s+\W{0,2}(?:its|the|a)\s+(?:own\s+)?(?:dependen\w*|latency|serial)|"
+                            r"\b(?:latency|dependen\w*|chain)[- ](?:floor|limit|bound)\b", re.I)
+
+
 def _done(text: str) -> bool:
     """Whether the text says the kernel/program is done (at its ceiling), in a clause that does not negate it."""
+    if _LATENCY_LIMIT.search(text):
+        return False
     for m in DONE.finditer(text):
         a, b = _clause_span(text, m.start(), m.end())
         clause = text[a:b]
@@ -77,6 +86,9 @@ def _done(text: str) -> bool:
             continue
         if re.search(r"\b(would|could|if|until|once)\b", text[a:m.start()], re.I):
             continue  # the road not taken: "it would be at its roofline if ..."
+        if re.search(r"\blatency\b|\bdependen\w*|pointer[- ]chas\w*", text[max(0, m.start() - 80):m.start()], re.I) and \
+                re.search(r"\b(?:floor|limit)\b", m.group(0), re.I):
+            continue  # "latency (dependent pointer chase) at its floor": the floor of a latency, not the roofline
         return True
     return False
 
@@ -99,8 +111,20 @@ def _hits(text: str, raw: str) -> list[tuple[int, int, str]]:
                 continue  # "tensor-core-bound at the roofline": the ceiling reached, not a cause
             if e.not_words is not None and e.not_words.search(raw[a:b]):
                 continue
+            if i == "uncoalesced_global" and _MEASURE_NAME.fullmatch(m.group(0)) and _COALESCED.search(_sentence(text, m.start())):
+                continue  # "The loads are now fully coalesced: ... = 4 sectors per request": the measure, not a cause
             out.append((m.start(), m.end(), i))
     return sorted(out)
+
+
+_MEASURE_NAME = re.compile(r"sectors? per request|bytes (?:used )?per (?:\d+-byte )?sector", re.I)
+_COALESCED = re.compile(r"\b(?:fully|perfectly|properly|now|already|well|are|is|were|stay|remain)\s+coalesced\b", re.I)
+
+
+def _sentence(text: str, at: int) -> str:
+    start = max([0] + [m.end() for m in re.finditer(r"[.!?](?:\s+|$)", text[:at])])
+    stop = re.search(r"[.!?](?:\s|$)", text[at:])
+    return text[start:at + stop.start() if stop else len(text)]
 
 
 _LIMITING_VERB = re.compile(r"(?:wait|stall)\w* (?:on|for)\b", re.I)  # a cause named by its verb ("waits for the CPU
@@ -142,7 +166,8 @@ _SET_APART = re.compile(r"\b(?:is|are|was|were|it's|that's)(?:\s+not|n't)\s+the\
                         r"(?:apart|separate)\b|\bnot\s+(?:part of\s+|in\s+)?the\s+steady[- ]state\b|"
                         r"\b(?:is|it's)\s+(?:a\s+|an\s+)?(?:single|one-time|one-off)\b|"
                         r"\bnot\s+part\s+of\s+the\s+(?:repeated|recurring|steady|per-step|timed)\b|\bhappens?\s+(?:only\s+)?once\b|"
-                        r"\b(?:is|are)\s+paid\s+(?:only\s+)?once\b|"
+                        r"\b(?:is|are)\s+paid\s+(?:only\s+)?once\b|\b(?:must|should)\s+not\s+be\s+(?:mistaken|confused)\s+for\b|"
+                        r"\bnot\s+to\s+be\s+(?:mistaken|confused)\s+(?:for|with)\b|"
                         r"\b(?:is|are|lies|lie|falls?)\s+outside\s+(?:of\s+)?(?:the|this)\s+(?:steady[- ]state\s+|timed\s+|measured\s+|"
                         r"repeated\s+|step\s+)?(?:window|loop|steps?|steady state)\b", re.I)
 _BACK_REFERENCE = re.compile(r"\W*(?:keep\s+(?:those|these|them|it)\b|(?:that|this|it|they|those|these)\b|"
@@ -202,14 +227,15 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
     mechanism names ("the source is pageable memory")."""
     if a.mechanism:
         return a.mechanism
-    claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=False) or \
+    labelled = re.match(r"\s*cause\s*:", a.explanation or "", re.I) is not None  # "Cause: ..." names the cause
+    claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=labelled) or \
         asserted_cause(_title(a.explanation)) or _targeted(a)
     return refinement(a.explanation, claim) or claim  # "you're transfer-bound" refined by the mechanism's "pageable"
 
 
 def _title(text: str) -> str:
     """The mechanism's opening words when they are a name, not a sentence ("**Mechanism:** pageable host memory.")."""
-    first = re.split(r"(?<=[.!?;:])\s", (text or "").strip(), maxsplit=1)[0]
+    first = re.split(r"(?<=[.!?;:])\s|\s[—–]\s", (text or "").strip(), maxsplit=1)[0]  # "pageable source — the ..."
     return first if len(re.findall(r"[A-Za-z]+", first)) <= 6 else ""
 
 

@@ -71,8 +71,9 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"pipe_fma|sass\.FFMA", "fma"), (r"pipe_alu\b|pipe_alu_", "pipe_alu"), (r"pipe_xu\b|pipe_xu_", "pipe_xu"),
     (r"^l1tex__lsu_writeback_active\.", "l1"),  # ncu's "LSU" pipe utilization
     (r"inst_executed_pipe_lsu\b", "l1"),  # the LSU pipe's share of issued instructions ("LSU pipe 74.4%")
-    (r"inst_executed\.sum$|^sass\.|sass_?_?inst_executed_(?:op_)?\w+\.sum$|sass__inst_executed_", "inst"),
-    (r"stalled", "stall"), (r"long_scoreboard", "scoreboard"), (r"mio_throttle", "mio"), (r"barrier", "barrier"),
+    (r"inst_executed\.sum$|^sass\.|sass_?_?inst_executed_(?:op_)?\w+\.sum$|sass__inst_executed_|"
+     r"^smsp__inst_executed_op_\w+\.sum$", "inst"),  # warp instructions of one kind (shared atomics, ...)
+    (r"stalled|pcsamp_sample_count", "stall"), (r"long_scoreboard", "scoreboard"), (r"mio_throttle", "mio"), (r"barrier", "barrier"),
     (r"atom|_red\.|sass\.(RED|ATOM)", "atomic"),
     (r"timeline\.(busy|gpu_busy)", "busy"),
     (r"timeline\.idle", "idle"),
@@ -212,9 +213,9 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
 UNIT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), frozenset(c.split())) for p, c in [
     (r"^sectors?(/|$)", "sectors"), (r"^sectors?/request", "sectors_per_request"),
     (r"^wavefronts?|^way$", "wavefronts bank_conflict"), (r"^requests?", "requests"),
-    (r"^registers?", "registers"), (r"^(blocks?|CTAs?)$", "grid occupancy_limit"), (r"^threads?", "block divergence"),
+    (r"^registers?", "registers"), (r"^(blocks?|CTAs?)$", "grid occupancy_limit"), (r"^(?:threads?|thr)$|^threads?", "block divergence"),
     (r"^warps?", "occupancy"), (r"^(launch|launches|kernels?)$", "launches"), (r"^calls?$", "launches sync"), (r"^steps?$|^iterations?", "steps"),
-    (r"^SMs?$", "sm_count"), (r"^(instructions?|inst)", "inst"), (r"^conflicts?", "bank_conflict"),
+    (r"^SMs?$", "sm_count"), (r"^(instructions?|inst)|^warp-inst", "inst"), (r"^(?:warp[- ])?(?:stalls?|samples?)$", "stall"), (r"^conflicts?", "bank_conflict"),
     (r"^banks?", "bank_conflict"), (r"^cycles?", "stall cycles"), (r"^lanes?", "divergence"), (r"^atomics?", "atomic"),
     (r"^copies", "copy"), (r"^pass(es)?$", "passes"), (r"^waves?$", "waves"), (r"^[kKMGTP]?FLOPs?$|^flops?$", "flops"),
     (r"^(ops|operations)$", "launches"),

@@ -32,3 +32,15 @@ class Context:
         a = self.answer
         return [("bottleneck", a.bottleneck, "", None), ("mechanism", a.explanation, "", None)] + \
             [("evidence", e.meaning, f"{e.metric or ''} {e.kernel or ''} ", e) for e in a.evidence]
+
+
+def subject(c: Context) -> Optional[str]:
+    """The profiled kernel the answer is about: of the kernels its bottleneck names, the one named first (a set's
+    order changes from run to run with Python's hash seed; the verdict must not)."""
+    text = c.answer.bottleneck or ""
+
+    def first(k: str) -> tuple[int, str]:
+        at = text.find(c.facts.kernels.get(k, k) or k)
+        return (at if at >= 0 else len(text) + 1, k)
+    prim = sorted((k for k in c.scope.primary if k in c.facts.profiles), key=first)
+    return prim[0] if prim else (min(c.scope.primary, key=first) if c.scope.primary else None)

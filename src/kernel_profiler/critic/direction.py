@@ -44,7 +44,7 @@ def _dir_search(text: str) -> Optional[re.Match]:
     return None
 
 
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|step time|(?:reported )?time per step|busy fraction|GPU busy|GPU utili[sz]ation|idle time|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|step time|(?:reported )?time per step|(?:gpu_)?busy[_ ]fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)[A-Za-z]\w*)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"

@@ -17,9 +17,20 @@ def numbers_of(line: str) -> list[Quantity]:
     """Numbers of a line in order: with their unit where one is written (`quantities`: ranges, count nouns), else bare."""
     with_unit = quantities(line)
     taken = [(q.start, q.end) for q in with_unit]
-    bare = [to_quantity(m["num"], m["exp"], m["mult"], None, m.start(), m.end()) for m in BARE.finditer(scrub(line))
-            if not any(a <= m.start() < b for a, b in taken)]
+    bare = [to_quantity(m["num"], m["exp"], m["mult"], _pair_unit(m, with_unit), m.start(), m.end())
+            for m in BARE.finditer(scrub(line)) if not any(a <= m.start() < b for a, b in taken)]
     return sorted(with_unit + bare, key=lambda q: q.start)
+
+
+def _pair_unit(m: re.Match, with_unit: list[Quantity]) -> Optional[str]:
+    """The unit of a pair's second value, for its first ("medians 15.560 / 15.559 ms": both milliseconds), when the
+    two are alike (within 3x): a pair of readings, not a division."""
+    after = next((q for q in with_unit if q.start > m.end()), None)
+    if after is None or not after.unit or not re.fullmatch(r"\s*/\s*", m.string[m.end():after.start]) or \
+            family_and_factor(after.unit)[0] not in ("time", "bytes", "pct"):
+        return None
+    first = to_quantity(m["num"], m["exp"], m["mult"], after.unit, m.start(), m.end())
+    return after.unit if after.value and 1 / 3 <= first.value / after.value <= 3 else None
 
 
 _SHAPE_FACTOR = re.compile(r"\s?[x×]?\s?\d+(?![\d.]|,\d)(?!\s?(?:[kKMGT]i?B\b|bytes?|[mun]?s\b|µs|%))")  # "256×32 float"
@@ -84,11 +95,16 @@ def metric_values(line: str) -> list[Quantity]:
     return picked
 
 
+_SUM_WRAP = re.compile(r"^[ \t]+\+\s+~?\d")
+
+
 def parse_evidence(section: str) -> list[Evidence]:
     lines: list[str] = []
     for line in section.splitlines():
         m = BULLET.match(line)
-        if m:
+        if m and lines and _SUM_WRAP.match(line) and not re.search(r"[.;:!?]\s*$", lines[-1]):
+            lines[-1] += " " + line.strip()  # "...: 1,610.7 MB read\n  + 1,230.8 MB written = 2.84 GB": a sum
+        elif m:  # wrapped at its plus sign, not a nested bullet
             lines.append(m.group(1))
         elif lines and line.startswith((" ", "\t")) and line.strip():  # a wrapped bullet continues
             lines[-1] += " " + line.strip()

@@ -21,7 +21,9 @@ from .direction import SETTING as _SETTING, clause_direction
 from .metric_kinds import PIPE as _PIPE, metric_direction
 from .match import kernel_mentions
 from .numbers import METRIC_TOKEN
-from .unverified import ruled_out
+
+from .context import subject  # noqa: F401 (re-exported: the kernel an answer is about)
+from .wrong_way import wrong_way
 
 if TYPE_CHECKING:
     from .context import Context
@@ -96,18 +98,6 @@ def at_roofline(c: "Context") -> bool:
     key = subject(c)
     r = c.facts.rooflines.get(key) if key else None
     return c.claimed == "near_peak" and r is not None and r.stated_gap <= catalog.NEAR_PEAK_GAP
-
-
-def subject(c: "Context") -> Optional[str]:
-    """The profiled kernel the answer is about: of the kernels its bottleneck names, the one named first (a set's
-    order changes from run to run with Python's hash seed; the verdict must not)."""
-    text = c.answer.bottleneck or ""
-
-    def first(k: str) -> tuple[int, str]:
-        at = text.find(c.facts.kernels.get(k, k) or k)
-        return (at if at >= 0 else len(text) + 1, k)
-    prim = sorted((k for k in c.scope.primary if k in c.facts.profiles), key=first)
-    return prim[0] if prim else (min(c.scope.primary, key=first) if c.scope.primary else None)
 
 
 # a change to code the user does not own: patching, editing or forking the library's kernel (or the library)
@@ -200,163 +190,9 @@ def check_fix(c: "Context") -> list[str]:
             if len(bounds) == 1 and _resource(metric) not in bounds and "near_peak" not in e.bounds and not relieved:
                 out.append(f"The fix's metric '{metric}' measures {_resource(metric)}, but the answer says "
                            f"{what} ({bounds.pop()}-bound) is the limit: moving it does not move the kernel's time.")
-    return out + _fix_size(c) + _wrong_way(c)
+    return out + _fix_size(c) + wrong_way(c)
 
 
-def _wrong_way(c: "Context") -> list[str]:
-    """A change the catalog knows to move the claimed cause away from the roofline (more threads on contended words),
-    and, whatever cause the answer claims, a synchronization per launch or a lower register cap for a kernel that
-    already spills."""
-    out = []
-    causes = dict.fromkeys([c.claimed, _measured_cause(c)])  # the cause claimed, and the one the captures show
-    for cause in causes:
-        e = CATALOG.get(cause or "")
-        m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
-        if m:
-            out.append(f"The fix's change '{m.group(0)}' moves {e.label} the wrong way: {e.wrong_way[1]}.")
-            break
-    key = subject(c)
-    spilled = c.facts.spills.get(key, (0, 0))[1] if key else 0
-    cap = _LOWER_CAP.search(c.answer.fix_text)
-    sync = _ADD_SYNC.search(c.answer.fix_text)
-    if sync:
-        out.append(f"The fix's change '{sync.group(0)}' adds a synchronization per launch: the host then waits for "
-                   f"every kernel and the GPU for the host, so idle time rises instead of falling.")
-    if cap and spilled:
-        out.append(f"The fix's change '{cap.group(0)}' lowers the register cap of a kernel that already spills "
-                   f"{spilled} bytes (ptxas): fewer registers spill more, so local-memory traffic and time rise.")
-    shrink = _smaller_grid(c, key) if "low_parallelism" in causes and not out else _starved_stream(c, key)
-    if shrink:
-        out.append(shrink)
-    squeeze = _register_squeeze(c, key)
-    if squeeze and not (cap and spilled):
-        out.append(squeeze)
-    out += [x for x in (_block_over_register_file(c, key), _wider_dtype(c, causes)) if x]
-    return out
-
-
-REGISTER_FILE = 65536  # 32-bit registers per block when the capture does not say (every NVIDIA GPU since Kepler)
-_BLOCK_OF = re.compile(r"\b(\d{3,4})[- ]thread blocks?\b|\bblocks? of (\d{3,4}) threads\b|\bblock size (?:of |to )?(\d{3,4})\b",
-                       re.I)
-
-
-def _block_over_register_file(c: "Context", key: Optional[str]) -> Optional[str]:
-    """A fix that launches blocks whose threads need more registers than an SM has (ncu's registers per thread x the
-    block size the fix asks for): such a block cannot be resident, so the launch fails instead of occupancy rising."""
-    p = c.facts.profiles.get(key) if key else None
-    regs = p.get("launch__registers_per_thread") if p is not None else None
-    if not regs:
-        return None
-    limit = p.get("device__attribute_max_registers_per_block") or REGISTER_FILE  # the device's, from the capture
-    for m in _BLOCK_OF.finditer(c.answer.fix_text):
-        threads = int(next(g for g in m.groups() if g))
-        if threads * regs > limit:
-            return (f"The fix's change '{m.group(0)}' needs {threads} x {regs:g} = {threads * regs:,.0f} registers per "
-                    f"block (ncu: {regs:g} per thread), more than the {limit:,.0f} an SM has: the block cannot be "
-                    f"resident and the launch fails; lower the registers per thread first.")
-    return None
-
-
-_WIDEN = re.compile(r"\.double\(\)|\b(?:in|to|into|as|use|using|switch\w* to|cast\w* to|convert\w* to|promot\w* to|"
-                    r"upcast\w* to)\s+(?:`)?(?:torch\.)?(?:float64|fp64|double)\b", re.I)
-_AWAY = re.compile(r"\b(?:from|avoid\w*|drop\w*|remov\w*|stop\w*|eliminat\w*|away|undo\w*|revert\w*)\b[^.;]*$", re.I)
-_MEMORY_CAUSES = frozenset(i for i, e in CATALOG.items() if e.bounds in (("memory",), ("near_peak",)))
-
-
-def _wider_dtype(c: "Context", causes: dict) -> Optional[str]:
-    """A fix that widens the data to fp64 for a memory-bound cost: every element moves twice the bytes, so DRAM bytes
-    and time rise (intensity does not rise: the FLOPs per element are the same)."""
-    memory = bool(set(causes) & _MEMORY_CAUSES) or c.facts.diagnosis is not None and c.facts.diagnosis.bound == "memory"
-    text = c.answer.fix_text
-    m = next((m for m in _WIDEN.finditer(text) if not ruled_out(text, m.start(), m.end()) and
-              not _AWAY.search(text[max(0, m.start() - 30):m.start()])), None) if memory else None
-    if m is None:  # ("compute in float32 instead of in float64", "move it from float64 to float32": away from it)
-        return None
-    return (f"The fix's change '{m.group(0)}' widens the data of a memory-bound cost to 8-byte doubles: every element "
-            f"moves twice the bytes, so DRAM bytes and time rise.")
-
-
-_BLOCKS = re.compile(r"(?<!over )(?<!across )(?<!into )\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:\*\*|__)?\s*(?:thread\s*)?"
-                     r"(?:blocks|CTAs)\b(?!\s*(?:per\b|/|of (?:the|each|a|its)\b))", re.I)
-# ("8 blocks of 1024 threads" is a grid; "each item over 16 blocks", "4 blocks per SM" are not)
-
-
-def _smaller_grid(c: "Context", key: Optional[str]) -> Optional[str]:
-    """A too-few-blocks kernel whose fix launches fewer blocks than it has now (ncu's grid): more SMs sit idle."""
-    p = c.facts.profiles.get(key) if key else None
-    grid = p.get("launch__grid_size") if p is not None else None
-    if not grid:
-        return None
-    counts = [int(m.group(1).replace(",", "")) for m in _BLOCKS.finditer(c.answer.fix_text)]
-    n = max(counts, default=0)  # the grid it proposes ("over 16 blocks (2,128 blocks)": 2,128)
-    if 0 < n < grid:
-        return (f"The fix launches {n} blocks, fewer than the {grid:g} the kernel has now (ncu): with too few blocks "
-                f"the cause, a smaller grid leaves more SMs idle and the time rises.")
-    return None
-
-
-_GRID = re.compile(r"\bgrid(?: size)?\s*(?:of|=|:|to)?\s*\(?(\d{1,3}(?:,\d{3})+|\d+)\b(?!\s*(?:x|×|threads))", re.I)
-_BLOCK_PER_SM = re.compile(r"\b(?:one|a single|1) (?:thread )?block(?: of \d+ threads)? (?:per|on each|for each) SM\b", re.I)
-STREAMING_PCT = 70.0  # a kernel moving DRAM at this share of its peak needs the bytes its threads keep in flight
-
-
-def _starved_stream(c: "Context", key: Optional[str]) -> Optional[str]:
-    """A kernel that streams DRAM near its peak whose fix launches fewer blocks than it has now ("one block of 128
-    threads per SM"): fewer threads keep fewer loads in flight, so DRAM throughput falls, whatever cause is claimed."""
-    p = c.facts.profiles.get(key) if key else None
-    grid, sms = (p.get("launch__grid_size"), p.get("launch__sm_count")) if p is not None else (None, None)
-    dram = p.get("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed") if p is not None else None
-    if not grid or dram is None or dram < STREAMING_PCT:
-        return None
-    fix = c.answer.fix_text
-    named = [int(m.group(1).replace(",", "")) for m in _GRID.finditer(fix)]  # "grid 132", "one block per SM"
-    named += [int(sms)] if sms and _BLOCK_PER_SM.search(fix) else []
-    n = min(named) if named else max((int(m.group(1).replace(",", "")) for m in _BLOCKS.finditer(fix)), default=0)
-    if 0 < n < grid:
-        return (f"The fix launches {n} blocks, fewer than the {grid:g} the kernel has now (ncu), for a kernel that moves "
-                f"DRAM at {dram:.1f}% of its peak: fewer threads keep fewer loads in flight, so DRAM throughput falls "
-                f"and the time rises.")
-    return None
-
-
-def _measured_cause(c: "Context") -> Optional[str]:
-    """The cause the engine finds in the captures (its primary finding's mechanism), if any."""
-    d = c.facts.diagnosis
-    return getattr(d.primary, "mechanism", None) if d is not None and d.primary is not None else None
-
-
-# a register cap the fix sets: "-maxrregcount=64", "caps regs at 64", "__launch_bounds__(1024" (65,536 / 1,024 = 64)
-_CAP_AT = re.compile(r"maxrregcount\s*[= ]\s*(\d+)|\b(?:caps?|limits?|forces?|down to|at most)\b[^.;\d]{0,25}?(\d+)\s*"
-                     r"(?:regs?|registers)\b|__launch_bounds__\s*\(\s*(\d+)", re.I)
-SQUEEZE = 2.0  # a cap at half the registers a kernel uses (or less) spills its live values
-
-
-def _register_squeeze(c: "Context", key: Optional[str]) -> Optional[str]:
-    """A fix that caps registers at half or less of what the kernel uses (ncu's registers per thread): its live values
-    spill to local memory, so local traffic and time rise."""
-    p = c.facts.profiles.get(key) if key else None
-    regs = p.get("launch__registers_per_thread") if p is not None else None
-    if not regs:
-        return None
-    for m in _CAP_AT.finditer(c.answer.fix_text):
-        given = m.group(1) or m.group(2)
-        cap = int(given) if given else min(255, 65536 // max(int(m.group(3)), 1))  # 64K registers per block
-        if 0 < cap and regs >= SQUEEZE * cap:
-            return (f"The fix's change '{m.group(0)}' caps registers at {cap} per thread, but the kernel uses {regs:g} "
-                    f"(ncu): the live values spill to local memory, so local traffic and time rise instead of falling.")
-    return None
-
-
-_ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\b(?:cuda(?:Stream|Device))?synchroni[sz]e\w*(?:\([^)]*\))?(?:;\s*[\w.]+\([^)]*\);?)?`?\s+"
-                       r"(?:right |immediately |directly )?after "
-                       r"(?:each|every)(?: one)?(?: of the)?\s+(?:\w+\s+)?(?:op|launch|kernel|call|matmul|gemm|layer|pass)|"
-                       r"\bsynchroni[sz]\w* (?:early and often|more often|more frequently)|"
-                       r"\bafter (?:each|every)(?: one of the)? `?[\w.]+(?:\([^)]*\))?`?,? (?:call |add |insert )?`?(?:cuda(?:Stream|Device)"
-                       r"Synchronize|torch\.cuda\.synchronize)|"
-                       r"\bmake (?:every|each|all) (?:launch|kernel|op)\w* (?:synchronous|blocking)", re.I)
-_LOWER_CAP = re.compile(r"\b(?:lower|reduce|cut|tighten|decrease|drop|shrink)\w*\b[^.;]{0,30}\bregister (?:cap|limit|count|budget)"
-                        r"|\bregister (?:cap|limit|budget)\b[^.;]{0,20}\b(?:lower|down|reduc\w*|from \d+ to)\b"
-                        r"|\b(?:lower|reduce|tighten|cut)\w*\b[^.;]{0,15}\bmaxrregcount", re.I)
 
 
 def _fix_size(c: "Context") -> list[str]:

@@ -17,8 +17,10 @@ from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .json_text import answer_of_json, as_labelled_text, json_object, unfence
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
-from .paragraphs import LABEL, ORDER, paragraphs, unlabelled
-from .roles import BOUND as _BOUND, FIX_START, VERDICT as _VERDICT, opens_with_a_change, read_roles, says_what_to_do
+from .hypotheses import accepted_hypothesis, opens_a_hypothesis
+from .notes import VERDICT_LABEL, terse, titled
+from .paragraphs import ORDER, paragraphs, unlabelled
+from .roles import BOUND as _BOUND, VERDICT as _VERDICT, opens_with_a_change, read_roles, says_what_to_do
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
@@ -144,6 +146,11 @@ def parse_answer(text: str) -> Answer:
     return _parse_markdown(clean(text))
 
 
+# the fix's bold label after a sentence on the same line ("... essentially done. **Change:** leave it."): a new part
+_INLINE_LABEL = re.compile(r"(?<=[.!?])[ \t]+(?=(?:\*\*|__)(?:the )?(?:change|fix)"
+                           r"[^*_\n]{0,30}?:?(?:\*\*|__))", re.I)
+
+
 def _line_is_heading(text: str, m: re.Match) -> bool:
     """A heading is a whole line (`## Fix`) or a label followed by a colon or emphasis (`**Fix:** ...`)."""
     line_end = text.find("\n", m.start())
@@ -180,7 +187,7 @@ _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.M | re.S)
 
 
 def _parse_markdown(text: str) -> Answer:
-    text = _CHECKBOX.sub(r"\1", _unframe(text))
+    text = _INLINE_LABEL.sub("\n\n", _CHECKBOX.sub(r"\1", _unframe(text)))
     found = [(m.start(), m.end(), _key(m.group(1))) for m in _HEADING.finditer(text) if _line_is_heading(text, m)]
     taken = {a for a, _, _ in found}
     heads = sorted(found + [h for h in _free_headings(text) if h[0] not in taken])
@@ -225,7 +232,10 @@ def _parse_markdown(text: str) -> Answer:
     if not sections.get("fix") and _FIX_HINT.search(last_other):
         sections["fix"] = last_other  # "**What's left:** ... could push DRAM to 85%": the last section says what to do
     title = _TITLE.match(text[:heads[0][0]] if heads else "")
-    if not sections.get("bottleneck") and title and len((title.group(1) or title.group(2)).split()) >= 4:
+    verdict_head = next((h for h in re.findall(r"^#{1,6}[ \t]+([^\n]+)", text, re.M) if _BOUND.search(h)), None)
+    if not sections.get("bottleneck") and verdict_head:  # "## Steady state: ..., memory-bound on uncoalesced loads"
+        sections["bottleneck"] = verdict_head.strip()  # under "# ot_py_triton_jit: steady state vs one-time"
+    elif not sections.get("bottleneck") and title and len((title.group(1) or title.group(2)).split()) >= 4:
         sections["bottleneck"] = (title.group(1) or title.group(2)).strip()  # "### refine: divergent trip counts"
     other = sections.pop("other", "")
     if other:  # a section in other words ("**Arithmetic.**", "**Gap to the roofline:**") after the first part explains
@@ -235,7 +245,7 @@ def _parse_markdown(text: str) -> Answer:
     if other and not sections.get("evidence") and len([x for x in sentences(other) if numbers_of(x)]) >= 2:
         sections["evidence"] = other  # "**Duration:** 143.6 us ...", "**Memory:** ...": measurements in other words
     if not heads:
-        sections.update(_terse(text))
+        sections.update(terse(text))
     else:
         _fill(sections)
     said = len(re.findall(r"[A-Za-z]{3,}", scrub(sections.get("mechanism", ""))))
@@ -244,6 +254,9 @@ def _parse_markdown(text: str) -> Answer:
         sections["mechanism"] = "\n".join(sections.get(p, "") for p in ("bottleneck", "mechanism", "evidence")).strip()
         # and its evidence lines ("indexed by hash -> lives on the stack"), its mechanism line only closes the gap
     _fix_first(sections)
+    hypothesis = accepted_hypothesis(text) if opens_a_hypothesis(sections.get("bottleneck", "")) else None
+    if hypothesis:  # a log that opens with a hypothesis it rejects: its verdict is the one it accepts
+        sections["bottleneck"] = hypothesis
     if not all(sections.get(p, "").strip() for p in ORDER) or not numbers_of(sections.get("evidence", "")):
         by_role = read_roles(text)  # a part the layout leaves unnamed (or evidence without a number): read by role
         for part, body in by_role.items():
@@ -319,59 +332,6 @@ def _fix_first(sections: dict[str, str]) -> None:
     sections["bottleneck"] = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", verdict).strip()
 
 
-def _terse(text: str) -> dict[str, str]:
-    """A note with no headings: a first line (the bottleneck), a list of measurements (the evidence), and the
-    paragraphs after it (the last one is the fix, any before it the mechanism)."""
-    blocks = [b.strip() for b in re.split(r"\n[ \t]*\n", text or "") if b.strip()]
-    lists = [i for i, b in enumerate(blocks) if sum(bool(BULLET.match(x)) for x in b.splitlines()) >= 2]
-    labelled = bool(lists) and _BULLET_LABEL.match(blocks[lists[0]].splitlines()[0])  # "- bottleneck: ..." first
-    lone = bool(lists) and not lists[0] and not BULLET.match(blocks[0].splitlines()[0])  # "verdict\n- ...\n- ..."
-    if not lists or (len(blocks) < 2 and not labelled and not lone):
-        return {}
-    if lists[0] >= 2 and says_what_to_do(blocks[lists[0]].splitlines()[0]) and not labelled:
-        return {}  # "What I would do:\n1. ...\n2. ..." after the verdict and the measurements: the list is the fix
-    i = lists[0]
-    head = blocks[:i] or [blocks[i].splitlines()[0]]
-    body = blocks[i] if i or labelled else "\n".join(blocks[i].splitlines()[1:])
-    after = blocks[i + 1:]
-    out = {"bottleneck": LABEL.sub("", head[0], count=1).strip()}
-    verdict = next((x for x in body.splitlines() if _BOUND.search(x) and not _VERDICT.search(head[0])), None)
-    if verdict is not None:  # "saxpy (fixed), ncu:" heads the note; "=> latency-bound: ..." is its verdict
-        m = BULLET.match(verdict)
-        out["bottleneck"] = re.sub(r"^\W*", "", m.group(1) if m else verdict).strip()
-    if after:  # the fix runs from the block that opens with it ("fix → ...", "The fix is ...") to the end, a caveat
-        at = next((j for j, b in enumerate(after) if FIX_START.match(b)), len(after) - 1)  # after it included
-        out["fix"] = LABEL.sub("", "\n\n".join(after[at:]), count=1).strip()
-        if after[:at]:
-            out["mechanism"] = "\n\n".join(after[:at])
-    rest = []
-    last = None
-    for line in body.splitlines():  # "- bottleneck: ...", "- cause: ...", "- change: ..." as labelled items
-        m = _BULLET_LABEL.match(line)
-        part = _BULLET_PARTS.get(m.group(1).lower()) if m else None
-        if part is None and last is not None and line[:1].isspace() and line.strip() and not BULLET.match(line):
-            out[last] += " " + line.strip()  # a labelled item wrapped onto the next, indented line
-            continue
-        last = part
-        if part is None:
-            rest.append(line)
-        elif part == "bottleneck" and ((len(head) == 1 and not i) or head[0].lstrip().startswith("#")):
-            out["bottleneck"] = line[m.end():].strip()
-        else:
-            out[part] = (out.get(part, "") + "\n" + line[m.end():].strip()).strip()
-    out["evidence"] = "\n".join(rest)
-    return out
-
-
-_BULLET_LABEL = re.compile(r"^\s*[-*+•]\s+(?:\*\*|__)?(bottleneck|bound|cause|why(?: it matters)?|mechanism|roofline|floor|gap|"
-                           r"change|fix|expect(?:ed)?|expectation)"
-                           r"\s*(?:\*\*|__)?\s*(?::|→|->|\.)\s*(?:\*\*|__)?\s*", re.I)  # "- **Fix.** ..."
-_BULLET_PARTS = {"bottleneck": "bottleneck", "bound": "bottleneck", "cause": "mechanism", "why": "mechanism",
-                 "why it matters": "mechanism", "mechanism": "mechanism", "roofline": "mechanism", "floor": "mechanism",
-                 "gap": "mechanism", "change": "fix", "fix": "fix", "expect": "fix", "expected": "fix",
-                 "expectation": "fix"}  # a roofline line ties the cause to the gap
-
-
 def _fill(sections: dict[str, str]) -> None:
     """Parts a labelled answer leaves unlabelled, read from the parts it labels: a bottleneck of several paragraphs
     (its first sentence the verdict, its paragraphs the measurements and the reasons); measurement bullets under
@@ -392,6 +352,14 @@ def _fill(sections: dict[str, str]) -> None:
         first = next(iter(sentences(mech)), "")
         if _VERDICT.search(first):
             sections["bottleneck"] = first
+    if not _VERDICT.search(sections.get("bottleneck", "")):  # "compile_tiny / steady state" titles the note;
+        for part in ("evidence", "mechanism"):  # "bound: host, launch overhead (...)" among its lines is the verdict
+            lines = sections.get(part, "").splitlines()
+            at = next((i for i, x in enumerate(lines) if VERDICT_LABEL.match(x)), None)
+            if at is not None:
+                sections["bottleneck"] = titled(sections.get("bottleneck", ""), lines[at].strip())
+                sections[part] = "\n".join(lines[:at] + lines[at + 1:])
+                break
     if not sections.get("bottleneck"):  # "So the kernel is instruction-bound on shuffles, ..." among the findings
         said = [x for part in ("evidence", "mechanism") for x in sentences(sections.get(part, ""))]
         sections["bottleneck"] = next((x.strip(" -*") for x in said if _VERDICT.search(x)), "")

@@ -145,6 +145,12 @@ def as_labelled_text(data: dict) -> str:
     for key, value in sorted(data.items(), key=lambda kv: not _VERDICT_KEY.match(str(kv[0]).strip())):
         if isinstance(value, (dict, list)) and value:
             blocks.append(f"**{_label(key)}:**\n" + "\n".join(_bullets(value)))
+        elif isinstance(value, str) and _ID.fullmatch(value.strip()) and _ID_KEY.match(str(key)):  # "mechanism": "shared_bank_conflicts": an id
+            blocks.append(f"**{_label(key)}:** {value.strip().replace('_', ' ')}.")  # in words, not code
         else:
             blocks.append(f"**{_label(key)}:** {_inline(value)}{_unit(key, value)}")
     return "\n\n".join(blocks) + "\n"
+
+
+_ID = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
+_ID_KEY = re.compile(r"(?:mechanism|bound|cause|limiter|category)s?$", re.I)

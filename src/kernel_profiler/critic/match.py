@@ -176,6 +176,8 @@ def answer_scope(bottleneck: str, whole: str, named: Iterable[Optional[str]], fa
         prim = kernel_mentions(whole, facts)
     if not prim and facts.diagnosis is not None and facts.diagnosis.primary.kernel:
         prim = {KernelName(facts.diagnosis.primary.kernel).key}
+    if not prim and len(facts.profiles) == 1:  # one kernel profiled (a SASS dump may list the binary's others)
+        prim = set(facts.profiles)
     return Scope(primary={p for p in prim if p})
 
 

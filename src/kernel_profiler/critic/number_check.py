@@ -126,6 +126,10 @@ def _carries(e) -> bool:
                for x in quantities(e.meaning))
 
 
+_MOVES = re.compile(r"[`\s)]*(?:(?:down|up|should|will|to (?:drop|fall|rise|go|halve|double)|decreas\w*|increas\w*)\b|↓|↑)",
+                    re.I)
+
+
 def _named_evidence(c: Context) -> list[str]:
     """A structured evidence value that names a metric the captures hold must be that metric's value."""
     out = []
@@ -134,6 +138,8 @@ def _named_evidence(c: Context) -> list[str]:
             continue
         if len(METRIC_TOKEN.findall(e.meaning.replace("`", " "))) > 1:
             continue  # a line naming several metrics (a ratio, two operands): its numbers are checked as prose
+        if _MOVES.match(e.meaning[e.meaning.find(e.metric) + len(e.metric):] if e.metric in e.meaning else ""):
+            continue  # "metric `smsp__inst_executed.sum` down": the fix's metric and its way, not a measurement
         q = evidence_quantity(e.value, e.unit)
         ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]

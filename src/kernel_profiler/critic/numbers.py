@@ -20,7 +20,7 @@ TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3,
               "second": 1e9, "seconds": 1e9}
 _BYTE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
                 "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
-COUNT_NOUNS = (r"ops|operations|sectors?|wavefronts?|requests?|registers?|blocks?|threads?|warps?|launches|launch|kernels?|steps?|"
+COUNT_NOUNS = (r"warp-inst(?:ructions?)?|(?:warp[- ])?(?:stalls?|samples?)|ops|operations|sectors?|wavefronts?|requests?|registers?|blocks?|threads?|thr|warps?|launches|launch|kernels?|steps?|"
                r"SMs?|instructions?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
                r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?|"
                r"useful bytes?")  # "4 useful bytes" (of each sector)
@@ -37,7 +37,7 @@ QTY_QUALIFIED = re.compile(_NUM + r"\s+(?:(?!of\b|per\b|in\b|at\b|and\b|or\b|to\
                            rf"(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
 # "230 `cudaStreamSynchronize` calls": a count noun after a code span (blanked by `scrub`) still says what is counted
 QTY_SPANNED = re.compile(_NUM + rf"\s{{3,}}(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
-BARE = re.compile(_NUM + r"(?![\w])")
+BARE = re.compile(_NUM + r"(?![\w])(?!-(?:bit|dimensional|D)\b)")  # "64-bit", "6-dimensional": a width, no count
 _BACKTICK = re.compile(r"`[^`]*`")
 METRIC_TOKEN = re.compile(r"\b[a-z0-9]+__[\w.]+(?:\s*[/+]\s*[a-z0-9]+__[\w.]+)*|\b(?:timeline|derived|sass)\.(?!(?:txt|log|csv|json)\b)[\w.+/]+")
 

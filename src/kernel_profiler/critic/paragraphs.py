@@ -19,6 +19,8 @@ def paragraphs(text: str) -> list[str]:
     out = []
     for p in re.split(r"\n[ \t]*\n", text or ""):
         p = p.strip()
+        if re.fullmatch(r"#{1,6}[ \t]+[^\n]*", p) and _BOUND.search(p):
+            p = p.lstrip("#").strip()  # "#### py_tensor_from_list — host-bound on list → tensor conversion": a verdict
         if p and not p.startswith(("#", "|", ">", "```")) and not re.fullmatch(r"(\*\*|__)[^\n]{1,100}\1", p):
             p = LABEL.sub("", p, count=1).strip()  # a title in bold, a quoted line of code: no part
             if p:

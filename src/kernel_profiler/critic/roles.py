@@ -35,7 +35,7 @@ _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what 
                  r"shrink|grow|widen|pack|fold|flatten|collapse|bucket|chunk|route|pass|read|write|index|"
                  r"query|loop|process|hand|bind|lock|preload|materiali[sz]e|reshape|permute|contiguous|choose|pick|select)\b"
                  r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?|overhead|count|latency|rate|active|slots?|"
-                 r"config\w*|bound|cost|stats?|statistics)\b|-| ?[(.,;:]))|"
+                 r"config\w*|bound|cost|stats?|statistics)\b|-| ?[(.,;:/?]|\s+[—–]))|"
                  r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|\bnext step\b[^.;]{0,50}?\bis to\b|only lever|(?:only|one) (?:thing|lever|change|knob) (?:that )?"
                  r"(?:would|could|can|will|remains?|is left|left)\b|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
                  r"we should|you should|should (?:use|switch|replace|fuse|batch|pin|move|remove|pad|be (?:replaced|"
@@ -59,16 +59,22 @@ def says_what_to_do(sentence: str) -> bool:
     return bool(_DO.search(scrub(sentence)) or FIX_START.match(sentence))
 
 
+# a line that addresses someone ("@perf-team re: the capture", "Hi Priya,"): no verdict
+ADDRESS = re.compile(r"^\W*(?:@[\w-]+|(?:hi|hello|hey|dear|thanks|cheers)\b)", re.I)
+
+
 def verdict_of(said: list[str]) -> int:
     """Which sentence gives the verdict: the first that names a bound, else a short first sentence ("launch
-    overhead, pretty clear cut."), else the first with a verdict's words ("waits on the copy"), else the first."""
+    overhead, pretty clear cut.") that addresses no one, else the first with a verdict's words ("waits on the
+    copy"), else the first."""
     bound = next((i for i, x in enumerate(said)  # "X-bound" before "the dominant stall is"
                   if any(m.group(0).lower() != "dominat" for m in BOUND.finditer(x))), None)
     bound = bound if bound is not None else next((i for i, x in enumerate(said) if BOUND.search(x)), None)
     if bound is not None:
         return bound
-    if said and len(re.findall(r"[A-Za-z]{2,}", scrub(said[0]))) <= 12:
-        return 0
+    first = next((i for i, x in enumerate(said) if not ADDRESS.match(x)), 0)
+    if said and len(re.findall(r"[A-Za-z]{2,}", scrub(said[first]))) <= 12:
+        return first
     return next((i for i, x in enumerate(said) if VERDICT.search(x)), 0)
 
 

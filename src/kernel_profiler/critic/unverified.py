@@ -154,7 +154,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 return None  # "within ~10-20%": a range that holds the measured value
             if span and f.concepts & {"stat_median", "stat_mean"}:
                 continue  # "steps 2-5 = 0.56-0.71 ms": the ends are single items, not the median of all of them
-            named = f.metric in tokens or (use.achieved and f.family != "ratio") or \
+            named = f.metric in tokens and not _given_beside(f, q, sentence) or (use.achieved and f.family != "ratio") or \
                 any(x.startswith("api:") for x in f.concepts & concepts) or \
                 (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units)) or \
                 (f.metric == "timeline.gpu_busy_fraction" and _gpu_busy(base))  # "132 blocks", "GPU busy 13%"
@@ -188,6 +188,14 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     if best is not None and not concepts & _STATS and _within_spread(best[1], q, facts):
         return None  # "2.61 ms per conv": one launch, or another statistic, of what the clause describes
     return best[1] if best else None
+
+
+def _given_beside(f: Fact, q: Quantity, sentence: str) -> bool:
+    """Whether another number of the sentence is the named metric's value ("19,112 of the 21,565 sampled stalls
+    (`..._long_scoreboard`)": the metric is 19,112's; 21,565 is something else the sentence counts)."""
+    from .evidence_lines import numbers_of
+    return any(x.start != q.start and close(f.value, v, t) for x in numbers_of(sentence)
+               for fam, v, t in candidates(x) if fam == f.family)
 
 
 _STATS = frozenset({"stat_median", "stat_mean", "stat_max", "stat_min"})

@@ -1,0 +1,33 @@
+"""A hypothesis log ("H1: ...  **Rejected**", "H3: ... **Accepted: latency-bound on scalar loads.**"): its verdict is
+the one hypothesis it accepts, not the first it lists."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+_HEAD = re.compile(r"^[ \t>#*_-]*(?:H\d{1,2}|Hypothesis\s*\d{1,2})\b", re.I | re.M)
+_YES = re.compile(r"(?:\*\*|__)?\s*\b(?:accepted|confirmed|supported)\b\s*(?:\*\*|__)?\s*[:.!—–-]|✔\s*this is|"
+                  r"\bthis is the (?:limiter|bottleneck|cause)\b", re.I)
+
+
+def opens_a_hypothesis(text: str) -> bool:
+    """Whether a part opens with a hypothesis of a log ("**H0 — global atomic contention ...**")."""
+    return bool(_HEAD.match((text or "").lstrip()))
+
+
+def accepted_hypothesis(text: str) -> Optional[str]:
+    """The verdict of a log of two or more hypotheses, exactly one of them accepted: its title and the sentence that
+    accepts it ("H3 — memory latency with too few bytes in flight. Accepted: latency-bound on scalar loads."); None
+    for any other text."""
+    starts = [m.start() for m in _HEAD.finditer(text or "")]
+    if len(starts) < 2:
+        return None
+    blocks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+    yes = [b for b in blocks if _YES.search(b)]
+    if len(yes) != 1:
+        return None
+    block = yes[0]
+    title = re.sub(r"[*_#>]", "", block.strip().splitlines()[0]).strip()
+    at = _YES.search(block).start()
+    said = re.sub(r"[*_]", "", block[at:]).strip().splitlines()[0].strip()
+    return f"{title.rstrip('.')}. {said}"

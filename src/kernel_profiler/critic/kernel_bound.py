@@ -1,0 +1,74 @@
+"""A kernel's bound against its own counters: one called memory-bound must move DRAM (or a cache level) at a real
+fraction of its peak; one called compute- or latency-bound must not be streaming DRAM near its peak; one called
+compute-bound must keep some unit of its SM busy over the kernel's elapsed time."""
+from __future__ import annotations
+
+from .. import signatures
+from .context import Context
+from .context import subject
+
+DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+               "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active")
+CACHE_SATURATED_PCT = 80.0  # an L1/L2 this busy is a throughput limit, not a wait
+MEMORY_LIMITS_PCT = 70.0  # DRAM this busy is the limit
+MEMORY_WEAK_PCT = 25.0  # DRAM under a quarter of its peak with every cache under half busy: not memory-bound (this
+# holds whenever no level is even 15% busy, the rule it replaced)
+SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+ISSUE_PCT = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+COMPUTE_WEAK_PCT = 40.0  # an SM under this busy, with DRAM busier, is not compute-bound (sm__throughput is the
+# busiest of the SM's units: a saturated XU or FMA pipe shows in it)
+SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
+
+
+SM_IDLE_PCT = 15.0  # an SM this idle over the kernel's elapsed time, with DRAM idle too, limits nothing
+
+
+def _over_elapsed(c: Context, metric: str, key: str, value: float) -> float:
+    """A level's busy % over the kernel's elapsed time where the capture has it: a rate of the active cycles only
+    (l1tex ..._active) reads 97% for one warp on one SM of a 2 us kernel."""
+    if not metric.endswith("_active"):
+        return value
+    over = c.facts.named(metric[:-len("active")] + "elapsed", key)
+    return min(value, over[0].value) if over else value
+
+
+def kernel_bound(c: Context, b: str) -> list[str]:
+    """A kernel called memory-bound must move DRAM at a real fraction of its peak; one called compute- or
+    latency-bound must not be streaming DRAM near its peak."""
+    key = subject(c)
+    fs = c.facts.named(DRAM_PCT, key) if key else []
+    if not fs or b not in ("memory", "compute", "latency"):
+        return []
+    pct, who = fs[0].value, f"`{c.facts.kernels.get(key, key)}`"
+    levels = [(_over_elapsed(c, m, key, f.value), m) for m in MEMORY_PCTS for f in c.facts.named(m, key)]
+    # (% busy, metric) per level
+    hierarchy = max([v for v, _ in levels] + [pct])
+    sm = max([f.value for f in c.facts.named(SM_PCT, key)], default=None)
+    if b in ("memory", "latency") and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
+        return [f"The answer calls {who} {b}-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
+                f"{pct:.1f}% of peak: the SM's issue and pipes are the limit, not waiting on memory."]
+    if b == "memory" and pct < MEMORY_WEAK_PCT and hierarchy < MEMORY_SATURATED_PCT:
+        return [f"The answer calls {who} memory-bound, but DRAM moves at {pct:.1f}% of peak and no level of its "
+                f"memory hierarchy is half busy (at most {hierarchy:.1f}%: {', '.join(MEMORY_PCTS)}): memory bandwidth "
+                f"is not what limits it."]
+    if b == "compute" and sm is not None and sm < SM_IDLE_PCT and pct < MEMORY_WEAK_PCT:
+        return [f"The answer calls {who} compute-bound, but its SM is {sm:.1f}% busy over the kernel's time ({SM_PCT}) "
+                f"and DRAM moves at {pct:.1f}% of peak: neither is the limit; the kernel waits (latency, or too few "
+                f"SMs in use)."]
+    if b == "compute" and sm is not None and sm < COMPUTE_WEAK_PCT and pct > sm:
+        return [f"The answer calls {who} compute-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
+                f"{pct:.1f}% of peak: no unit of the SM is the limit."]
+    if b in ("compute", "latency") and pct >= MEMORY_LIMITS_PCT:
+        return [f"The answer calls {who} {b}-bound, but it moves DRAM at {pct:.1f}% of peak ({DRAM_PCT}): "
+                f"memory bandwidth is the limit."]
+    busiest = max((x for x in levels if x[1] != MEMORY_PCTS[0]), default=None)  # a cache level, L2 or L1
+    if b == "latency" and c.claimed is None and busiest is not None and busiest[0] >= CACHE_SATURATED_PCT:
+        # a bare "latency-bound" (no catalogued cause: atomics and occupancy limits keep their own signatures)
+        return [f"The answer calls {who} latency-bound, but its cache hierarchy is {busiest[0]:.1f}% busy "
+                f"({busiest[1]}): the throughput of that level is the limit, not the wait for memory."]
+    issue = max([f.value for f in c.facts.named(ISSUE_PCT, key)], default=None)
+    if b == "latency" and c.claimed is None and issue is not None and issue >= signatures.ISSUE_HIDES_LATENCY:
+        return [f"The answer calls {who} latency-bound, but its SM issues an instruction {issue:.1f}% of active "
+                f"cycles ({ISSUE_PCT}): the warps are not waiting, the instructions are the work."]
+    return []
