@@ -81,18 +81,26 @@ DATA = Path(__file__).parent / "data"
 # refused at 7406075 only for a number it misread) and two rules came of them; their bounds are the counts at this
 # session's final critic. blind44 and blind45, still never read: 2/27, 5/21 and 2/26, 7/22 at that critic. The other
 # bounds tightened to this session's counts.
+# Fourteenth session (2026-12-02, 16:15-19:15 UTC): blind52-55 (48 answers each, by helpers that never read or ran the
+# critic) were scored on arrival, counts only, at 0c6159b (the session's start): blind52 3/28, 9/20; blind53 2/28,
+# 10/20; blind54+55 6/56, 22/40. blind53 was read from 16:27 UTC and blind54+55 from 17:00 UTC: development sets
+# since. blind52 was never read: its bound is its count at this session's final critic. The other bounds are this
+# session's counts (tightened), except blind48's false accepts, raised from 1 to 2: b48_idiv_u64 (a wrong-way fix)
+# had been refused only because the "32" of "32-bit" was read as a count of instructions; widths ("64-bit",
+# "6-dimensional") are no counts now, and nothing else in the critic catches that fix.
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
-           "adversarial_blind20": (1, 4), "adversarial_blind21": (2, 4), "adversarial_blind22": (1, 4),
-           "adversarial_blind23": (2, 2), "adversarial_blind24": (3, 2), "adversarial_blind25": (0, 1),
-           "adversarial_blind26": (0, 8), "adversarial_blind27": (1, 8), "adversarial_blind28": (0, 4),
-           "adversarial_blind29": (1, 3), "adversarial_blind30": (0, 4), "adversarial_blind31": (1, 2),
-           "adversarial_blind32": (2, 7), "adversarial_blind33": (0, 6), "adversarial_blind34": (2, 4),
-           "adversarial_blind35": (1, 5), "adversarial_blind36": (0, 7), "adversarial_blind37": (0, 7),
-           "adversarial_blind38": (1, 4), "adversarial_blind39": (3, 6), "adversarial_blind40": (3, 5),
-           "adversarial_blind41": (4, 1), "adversarial_blind42": (6, 5), "adversarial_blind43": (1, 6),
-           "adversarial_blind44": (2, 5), "adversarial_blind45": (2, 7), "adversarial_blind46": (1, 10),
-           "adversarial_blind47": (1, 5), "adversarial_blind48": (1, 1), "adversarial_blind49": (1, 1),
-           "adversarial_blind50": (6, 9), "adversarial_blind51": (4, 10)}
+           "adversarial_blind20": (1, 4), "adversarial_blind21": (2, 4), "adversarial_blind22": (1, 2),
+           "adversarial_blind23": (2, 2), "adversarial_blind24": (3, 1), "adversarial_blind25": (0, 1),
+           "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 8), "adversarial_blind28": (0, 4),
+           "adversarial_blind29": (1, 3), "adversarial_blind30": (0, 2), "adversarial_blind31": (1, 2),
+           "adversarial_blind32": (2, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 4),
+           "adversarial_blind35": (1, 5), "adversarial_blind36": (0, 6), "adversarial_blind37": (0, 7),
+           "adversarial_blind38": (1, 3), "adversarial_blind39": (3, 2), "adversarial_blind40": (3, 5),
+           "adversarial_blind41": (4, 0), "adversarial_blind42": (6, 5), "adversarial_blind43": (1, 5),
+           "adversarial_blind44": (2, 4), "adversarial_blind45": (2, 5), "adversarial_blind46": (1, 10),
+           "adversarial_blind47": (1, 5), "adversarial_blind48": (2, 1), "adversarial_blind49": (1, 1),
+           "adversarial_blind50": (5, 7), "adversarial_blind51": (4, 6), "adversarial_blind52": (2, 10),
+           "adversarial_blind53": (0, 1), "adversarial_blind54": (0, 6), "adversarial_blind55": (4, 6)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
