@@ -276,13 +276,15 @@ read or ran the critic), each pair scored counts only before any of it was read:
     layouts (a plain 'bound: host, ...' line under a note's title; a note addressed to a channel; a heading that
     states the verdict; the fix's bold label after a sentence on the same line; a hypothesis log judged on the one
     hypothesis it accepts; a snake-case JSON mechanism id; a sum wrapped at its plus sign; a '- Cause:' line names
-    the claim); the causal chain (a terse note's cause on an evidence line; '->' relates two numbers); numbers (a
+    the claim; 'H3: ... Yes.' accepts a hypothesis); the causal chain (a terse note's cause on an evidence line;
+    '->' relates two numbers); numbers (a
     bare term of a sum in its result's unit; 'A / B ms' pairs; 'thr', 'warp-inst', 'warp stalls' count nouns; the
     one profiled kernel as the subject; 'a 14 us kernel' and clauses naming ncu are no program time; 'metric X
     down' is the fix's; '64-bit' is no count; a named metric does not pin a second number of its sentence); bounds
     (compute-bound needs an SM busy over the kernel's elapsed time; a level's 'active' rate read over the elapsed
     time; 'bound: GPU kernel' and a bare 'compute' are bounds; a tensor-core kernel by its name); claims and fixes
-    (unfused chains, Python waits, idle SMs, "it's the copy" in words; 'a fused Triton kernel' is no unfused chain;
+    (unfused chains, Python waits, idle SMs, "it's the copy" in words; a fused op named ('PyTorch's fused GELU',
+    'after the fusion') is no unfused chain;
     'must not be mistaken for the steady state' sets start-up apart; a latency or dependency-chain limit is no
     roofline; 'fully coalesced: 4 sectors per request' names a measure, not a cause; a streaming kernel split into
     more passes, and a sync in every iteration, are wrong ways; many small copies each with its own sync are a
@@ -290,11 +292,11 @@ read or ran the critic), each pair scored counts only before any of it was read:
   - Tried and dropped: a mechanism's only named cause as its claim (closed about 10 false accepts, added 27 false
     rejects); a fix that states a falling time excusing a misread metric direction (freed 2, opened 3 false accepts).
   At the session's final critic, against 0c6159b: development sets 25/700 (3.6%), 56/553 (10.1%) (24/700, 63/553);
-  old 9/93, 20/80 (9/93, 22/80); blind30+31 1/49, 4/41 (1/49, 6/41); blind32+33 2/50, 12/40 (2/50, 13/40); blind34+35
-  2/53, 9/43 (3/53, 9/43); blind36+37 0/54, 13/42 (0/54, 14/42); blind38+39 4/56, 5/40 (4/56, 10/40); blind40+41
+  old 9/93, 19/80 (9/93, 22/80); blind30+31 1/49, 4/41 (1/49, 6/41); blind32+33 2/50, 12/40 (2/50, 13/40); blind34+35
+  2/53, 9/43 (3/53, 9/43); blind36+37 0/54, 12/42 (0/54, 14/42); blind38+39 4/56, 5/40 (4/56, 10/40); blind40+41
   7/55, 5/41 (7/55, 6/41); blind42+43 7/55, 10/41 (7/55, 11/41); blind46+47 2/56, 15/40 (2/56, 15/40); blind48+49
-  3/56, 2/40 (2/56, 2/40: b48_idiv_u64 had been refused only for the '32' of '32-bit'); blind50+51 9/56, 13/40
-  (10/56, 19/40); blind53 0/28, 1/20 (read); blind54+55 4/56, 12/40 (read). Never read: blind44+45 4/53, 9/43
+  3/56, 2/40 (2/56, 2/40: b48_idiv_u64 had been refused only for the '32' of '32-bit'); blind50+51 9/56, 11/40
+  (10/56, 19/40); blind53 0/28, 1/20 (read); blind54+55 4/56, 11/40 (read). Never read: blind44+45 4/53, 9/43
   (4/53, 12/43); blind52 2/28, 10/20 (3/28, 9/20).
 """
 from __future__ import annotations

@@ -94,13 +94,13 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 8), "adversarial_blind28": (0, 4),
            "adversarial_blind29": (1, 3), "adversarial_blind30": (0, 2), "adversarial_blind31": (1, 2),
            "adversarial_blind32": (2, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 4),
-           "adversarial_blind35": (1, 5), "adversarial_blind36": (0, 6), "adversarial_blind37": (0, 7),
+           "adversarial_blind35": (1, 5), "adversarial_blind36": (0, 6), "adversarial_blind37": (0, 6),
            "adversarial_blind38": (1, 3), "adversarial_blind39": (3, 2), "adversarial_blind40": (3, 5),
            "adversarial_blind41": (4, 0), "adversarial_blind42": (6, 5), "adversarial_blind43": (1, 5),
            "adversarial_blind44": (2, 4), "adversarial_blind45": (2, 5), "adversarial_blind46": (1, 10),
            "adversarial_blind47": (1, 5), "adversarial_blind48": (2, 1), "adversarial_blind49": (1, 1),
-           "adversarial_blind50": (5, 7), "adversarial_blind51": (4, 6), "adversarial_blind52": (2, 10),
-           "adversarial_blind53": (0, 1), "adversarial_blind54": (0, 6), "adversarial_blind55": (4, 6)}
+           "adversarial_blind50": (5, 6), "adversarial_blind51": (4, 5), "adversarial_blind52": (2, 10),
+           "adversarial_blind53": (0, 1), "adversarial_blind54": (0, 5), "adversarial_blind55": (4, 6)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))

@@ -291,7 +291,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",
        (r"tensor", "increase"), (r"flops?|FLOP/s|throughput", "increase"), (r"fma", "decrease"), sass=("FFMA",)),
     _e("excess_dram_traffic", "memory", "extra passes through DRAM", "program", "analysis.kernels:excess_dram_traffic",
-       "sig_excess_traffic", r"fusion|\bfuse(?!d (?:[\w-]+ )?(?:kernel|op|pass)s?\b)|\bunfused|extra pass|round[- ]trips? (?:through|to|via) (?:DRAM|HBM|global memory)|bounc\w+ through (?:DRAM|HBM)|intermediate|"
+       "sig_excess_traffic", r"(?<!after the )(?<!after )\bfusion\b(?! (?:worked|is done|held))|\bfuses?\b|\bfusing\b|"
+       r"(?:\bbe|\bbeen|\bgets?|\bnot|n't)\s+fused\b|\bfused\s+(?:into|together|with)\b|\bunfused|extra pass|round[- ]trips? (?:through|to|via) (?:DRAM|HBM|global memory)|bounc\w+ through (?:DRAM|HBM)|intermediate|"
        r"(?:traffic|bytes) (?:that )?we create|"
        r"(?:traffic|bytes) that only exists?\b|(?:kernels|ops|launches) doing the work of one|unnecessary (?:DRAM |HBM )?(?:traffic|bytes|passes)|"
        r"(?:bytes|traffic) (?:it|they|we) (?:moves?|reads?|writes?) (?:is|are) unnecessary|"

@@ -265,3 +265,16 @@ def test_a_cause_line_of_a_note_names_the_claim(case):
     c = case("ho_smem_stride_reduce")
     assert _refused_for(c.critique(text), "useful bytes per 32-byte global sector"), c.critique(text).reasons
     assert claimed_mechanism(parse_answer(text.replace("- Cause: the fill loop", "- Note: the fill loop"))) is None
+
+
+def test_a_fused_op_named_is_no_claim_of_fusion():
+    for said in ("PyTorch's fused GELU", "what's left after the fusion", "one fused Triton kernel"):
+        assert "excess_dram_traffic" not in catalog.claimed(said), said
+    for said in ("fuse the five kernels", "the ops are not fused", "the chain should be fused into one kernel"):
+        assert "excess_dram_traffic" in catalog.claimed(said), said
+
+
+def test_a_hypothesis_answered_yes():
+    text = _text("blind50", "b50_aos_hyp")  # "**H0: the AoS uncoalescing is still there.** No. ..." first
+    assert accepted_hypothesis(text).startswith("H3: not enough bytes in flight (memory latency). Yes.")
+    assert parse_answer(text).bottleneck.startswith("H3: not enough bytes in flight")

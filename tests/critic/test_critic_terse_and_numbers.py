@@ -39,7 +39,7 @@ CHATTY = """Hi! Here is what I found.
 def test_a_terse_note_and_labels_in_other_words_are_read_as_parts():
     a = parse_answer(TERSE)
     assert a.bottleneck.startswith("axpb_strided") and len(a.evidence) == 2, (a.bottleneck, a.evidence)
-    assert a.explanation.startswith("each element") and a.fix_text.startswith("nothing left"), a
+    assert a.explanation.startswith("Cause: each element") and a.fix_text.startswith("nothing left"), a  # its label kept
     assert "2.127 GB / 4.81 TB/s" in a.explanation  # a labelled floor line ties the cause to the gap
     b = parse_answer(CHATTY)
     assert b.bottleneck.startswith("the kernel") and len(b.evidence) == 1, b

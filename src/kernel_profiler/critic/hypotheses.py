@@ -10,6 +10,15 @@ _YES = re.compile(r"(?:\*\*|__)?\s*\b(?:accepted|confirmed|supported)\b\s*(?:\*\
                   r"\bthis is the (?:limiter|bottleneck|cause)\b", re.I)
 
 
+_ANSWERED_YES = re.compile(r"\s*(?:\*\*|__)?\s*(?:yes\b|✔|✓)", re.I)  # "**H3: not enough bytes in flight.** Yes. ..."
+
+
+def _after_title(block: str) -> str:
+    """A hypothesis's text after its title (its bold part, else its first line)."""
+    bold = re.match(r"[ \t>#*_-]*?(?:\*\*|__)[^\n]*?(?:\*\*|__)", block)
+    return block[bold.end():] if bold else block.split("\n", 1)[-1]
+
+
 def opens_a_hypothesis(text: str) -> bool:
     """Whether a part opens with a hypothesis of a log ("**H0 — global atomic contention ...**")."""
     return bool(_HEAD.match((text or "").lstrip()))
@@ -23,11 +32,13 @@ def accepted_hypothesis(text: str) -> Optional[str]:
     if len(starts) < 2:
         return None
     blocks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
-    yes = [b for b in blocks if _YES.search(b)]
+    yes = [b for b in blocks if _YES.search(b) or _ANSWERED_YES.match(_after_title(b))]
     if len(yes) != 1:
         return None
     block = yes[0]
-    title = re.sub(r"[*_#>]", "", block.strip().splitlines()[0]).strip()
-    at = _YES.search(block).start()
-    said = re.sub(r"[*_]", "", block[at:]).strip().splitlines()[0].strip()
+    bold = re.match(r"[ \t>#*_-]*?(?:\*\*|__)([^\n]*?)(?:\*\*|__)", block.strip())
+    title = re.sub(r"[*_#>]", "", bold.group(1) if bold else block.strip().splitlines()[0]).strip()
+    found = _YES.search(block)
+    rest = block[found.start():] if found else _after_title(block)
+    said = re.sub(r"[*_]", "", rest).strip().splitlines()[0].strip()
     return f"{title.rstrip('.')}. {said}"
