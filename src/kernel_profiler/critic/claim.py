@@ -121,10 +121,19 @@ _MEASURE_NAME = re.compile(r"sectors? per request|bytes (?:used )?per (?:\d+-byt
 _COALESCED = re.compile(r"\b(?:fully|perfectly|properly|now|already|well|are|is|were|stay|remain)\s+coalesced\b", re.I)
 
 
+def _sentence_ends(text: str) -> list[int]:
+    """Where the text's sentences start and end: 0, each sentence's end, len(text)."""
+    return [0] + [m.end() for m in re.finditer(r"[.!?](?:\s+|$)", text)] + [len(text)]
+
+
+def _sentence_index(ends: list[int], at: int) -> int:
+    return next(k for k in range(len(ends) - 1) if ends[k] <= at < ends[k + 1] or k == len(ends) - 2)
+
+
 def _sentence(text: str, at: int) -> str:
-    start = max([0] + [m.end() for m in re.finditer(r"[.!?](?:\s+|$)", text[:at])])
-    stop = re.search(r"[.!?](?:\s|$)", text[at:])
-    return text[start:at + stop.start() if stop else len(text)]
+    ends = _sentence_ends(text)
+    i = _sentence_index(ends, at)
+    return text[ends[i]:ends[i + 1]]
 
 
 _LIMITING_VERB = re.compile(r"(?:wait|stall)\w* (?:on|for)\b", re.I)  # a cause named by its verb ("waits for the CPU
@@ -179,8 +188,8 @@ _STILL_DOMINANT = re.compile(r"\bdominat\w*|\bmost of\b|\bthe bulk\b|\bmajority\
 def _set_apart(text: str, at: int) -> bool:
     """Whether the cause named at text[at] is in a sentence that sets it apart as not the limiter, or in the sentence
     before one ("Before it: ~120 ms of one-time work (two pageable uploads). Keep those apart: they happen once.")."""
-    ends = [0] + [m.end() for m in re.finditer(r"[.!?](?:\s+|$)", text)] + [len(text)]
-    i = next(k for k in range(len(ends) - 1) if ends[k] <= at < ends[k + 1] or k == len(ends) - 2)
+    ends = _sentence_ends(text)
+    i = _sentence_index(ends, at)
     near = [text[ends[i]:ends[i + 1]]]
     if i + 2 < len(ends) and _BACK_REFERENCE.match(text[ends[i + 1]:ends[i + 2]]):
         near.append(text[ends[i + 1]:ends[i + 2]])  # "Keep those apart", "That is paid once", "The copy is a single"

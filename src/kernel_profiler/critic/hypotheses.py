@@ -13,9 +13,12 @@ _YES = re.compile(r"(?:\*\*|__)?\s*\b(?:accepted|confirmed|supported)\b\s*(?:\*\
 _ANSWERED_YES = re.compile(r"\s*(?:\*\*|__)?\s*(?:yes\b|✔|✓)", re.I)  # "**H3: not enough bytes in flight.** Yes. ..."
 
 
+_BOLD_TITLE = re.compile(r"[ \t>#*_-]*?(?:\*\*|__)([^\n]*?)(?:\*\*|__)")  # "**H3: not enough bytes in flight.**"
+
+
 def _after_title(block: str) -> str:
     """A hypothesis's text after its title (its bold part, else its first line)."""
-    bold = re.match(r"[ \t>#*_-]*?(?:\*\*|__)[^\n]*?(?:\*\*|__)", block)
+    bold = _BOLD_TITLE.match(block)
     return block[bold.end():] if bold else block.split("\n", 1)[-1]
 
 
@@ -36,7 +39,7 @@ def accepted_hypothesis(text: str) -> Optional[str]:
     if len(yes) != 1:
         return None
     block = yes[0]
-    bold = re.match(r"[ \t>#*_-]*?(?:\*\*|__)([^\n]*?)(?:\*\*|__)", block.strip())
+    bold = _BOLD_TITLE.match(block.strip())
     title = re.sub(r"[*_#>]", "", bold.group(1) if bold else block.strip().splitlines()[0]).strip()
     found = _YES.search(block)
     rest = block[found.start():] if found else _after_title(block)
