@@ -14,7 +14,7 @@ from .unverified import answered_no, ruled_out
 _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle|"
                           r"\b(?:reason|problem|culprit|limiter|bottleneck) is (?:the )?(?:host|CPU)\b|"
                           r"\b(?:host|CPU) (?:is|was) the (?:bottleneck|limiter|limit|problem)\b|"
-                          r"\b(?:host|CPU)[- ]limited\b|\b(?:limited|bound) by the (?:host|CPU)\b|"
+                          r"\b(?:host|CPU)[- ]limited\b|\b(?:limited|bound) by the (?:host|CPU)\b(?![- ]to[- ]|[- ]side (?:copy|memory))|"
                           r"\b(?:host|CPU) can(?:no|')t keep up\b|\bkeep(?:ing)? the GPU fed\b"),
                 ("transfer", r"transfer[- ]bound|copy[- ]bound|PCIe[- ]bound|copies dominate|"
                              r"\b(?:waits?|waiting|idles?|idling|sits? idle) (?:for|on|while) (?:the )?(?:copies|copy|"
@@ -23,7 +23,7 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
                            r"bandwidth\b|(?:limited by|bound by|stalls? on|waits? on) (?:the )?(?:DRAM|HBM|memory) bandwidth|"
                            r"\b(?:memory(?: system| subsystem)?|DRAM|HBM) (?:is|was) the (?:bottleneck|limiter|limit)\b|"
                            r"\b(?:bottleneck|limiter) is (?:the )?(?:memory|DRAM|HBM)\b"),
-                ("compute", r"compute[- ]bound|math[- ]bound|FLOP[- ]bound|instruction[- ]bound|"
+                ("compute", r"compute[- ]bound|compute[- ]side (?:\([^)\n]{0,40}\) )?bound\b|math[- ]bound|FLOP[- ]bound|instruction[- ]bound|"
                             r"\b(?:SFU|XU|MUFU|FMA|ALU|FP64|FP32)(?: pipe| unit)?[- ](?:limited|bound)\b"),
                 ("latency", r"latency[- ]bound|\blatency[- ]limited\b|\b(?:memory[- ])?latency (?:problem|issue|bottleneck)\b|"
                             r"\b(?:bound|limited) by (?:memory |DRAM |load )?latency\b|"

@@ -58,7 +58,8 @@ _CLAUSE = re.compile(r"[;:()\[\]]|[.!?](?=\s|$)|\s[—–]\s|,\s(?:and|but|while
 
 _SUBORDINATE = re.compile(r"\W*(?:once|after|when|until|before|unless|if|apart from|besides|except|other than|"
                           r"the only other|the other|another|a secondary)\b", re.I)
-_NAMES = re.compile(r"\b\w+_\w*")  # identifiers (`fused_chain`, `histogram_atomic`) name code, not causes
+_NAMES = re.compile(r"\b\w+_\w*|\b(?:mma|bar|shfl|vote|match|cp\.async\.bulk|barrier)\.sync\b|\b\w+\.sync\.\w+")
+# identifiers (`fused_chain`, `histogram_atomic`) and PTX instructions (`mma.sync`) name code, not causes
 # "the fusion already cut the traffic", "now runs at full occupancy", "fully coalesced": a state reached, not a cause
 _ALREADY = re.compile(r"\balready\b|\bat full\b|\bfully\b", re.I)
 
@@ -196,12 +197,23 @@ def _set_apart(text: str, at: int) -> bool:
     return any(_SET_APART.search(x) for x in near) and not any(_STILL_DOMINANT.search(x) for x in near)
 
 
+_YES = re.compile(r"\W*(?:yes|yep|confirmed|correct|indeed|✔|✓)\b", re.I)
+
+
+def _open_question(text: str, at: int) -> bool:
+    """Whether the cause named at text[at] is in a question its text does not answer yes ("Is the occupancy cap still
+    there? ... -> No."): a question asks, it claims nothing ("Occupancy-bound? YES." claims it)."""
+    ends = _sentence_ends(text)
+    i = _sentence_index(ends, at)
+    return text[ends[i]:ends[i + 1]].rstrip().endswith("?") and not _YES.match(text[ends[i + 1]:])
+
+
 def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     """The cause `text` asserts (see the module doc); with `mentions` (the bottleneck), a cause it only names counts
     last and "X is Y" asserts Y; without (the mechanism), only a verb of limiting asserts."""
     plain = _plain(text)
     hits = _hits(plain, text or "")
-    hits = [h for h in hits if not _set_apart(plain, h[0])]
+    hits = [h for h in hits if not _set_apart(plain, h[0]) and not _open_question(plain, h[0])]
     strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions)]
     specific = [h for h in strong if h[2] not in GENERIC_CLAIMS]
     if specific:
@@ -256,9 +268,17 @@ def _targeted(a: Answer) -> Optional[str]:
     e = CATALOG.get(named or "")
     if e is None or named in GENERIC_CLAIMS or e.scope != "kernel":  # a kernel's cause: the program's causes share
         return None  # their words with what a fix says in passing ("launch/sync gaps", "the collective")
-    own = [p for p, _ in e.fix_metrics if p != catalog.TIME_METRIC[0]]  # the cause's own metrics, not the time
+    own = [p for p, _ in e.fix_metrics if p != catalog.TIME_METRIC[0]][:1]  # the cause's own counter (not the time,
+    # nor a throughput many causes move)
     moves = a.fix is not None and a.fix.metric and any(re.search(p, a.fix.metric, re.I) for p in own)
-    return named if moves or any(not ruled_out(fix, m.start(), m.end()) for m in e.words.finditer(fix)) else None
+    return named if moves or any(not ruled_out(fix, m.start(), m.end()) and not _KEPT.search(_sentence(fix, m.start()))
+                                 for m in e.words.finditer(fix)) else None
+
+
+# a fix that keeps something as it is ("Leave the grid and the shared memory as they are", "do not touch the shared
+# memory size"): it does not act on that cause
+_KEPT = re.compile(r"\b(?:leave|keep)\b[^.;]{0,80}?\bas (?:they|it) (?:are|is|stands?)\b|"
+                   r"\b(?:don['’]t|do not|no need to|never) (?:touch|change)\b", re.I)
 
 
 _RANK = re.compile(r"\brank\s*(\d+)\b", re.I)

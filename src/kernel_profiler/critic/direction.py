@@ -16,7 +16,7 @@ SETTING = re.compile(r"\blaunch__|grid[ _]size|block[ _]size|registers?[ _]per[ 
                      r"shared memory per block|\bBLOCK\b|num_warps|maxrregcount", re.I)
 
 _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "grow": "increase", "up": "increase",
-              "higher": "increase", "more": "increase", "improve": "increase", "double": "increase", "climb": "increase",
+              "higher": "increase", "more": "increase", "double": "increase", "climb": "increase",
               "decrease": "decrease", "lower": "decrease", "reduce": "decrease", "drop": "decrease",
               "down": "decrease", "fall": "decrease", "fewer": "decrease", "less": "decrease", "shrink": "decrease",
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
@@ -65,9 +65,12 @@ def clause_direction(clause: str) -> Optional[str]:
     d = _dir_search(clause)
     w = _FROM_TO_WORD.search(clause)
     arrow = _UP_DOWN.search(clause)
-    first = min(moves + [x for x in (d, w, arrow) if x], key=lambda m: m.start(), default=None)
+    past = _PAST.search(clause)
+    first = min(moves + [x for x in (d, w, arrow, past) if x], key=lambda m: m.start(), default=None)
     if first is None:
         return None
+    if first is past:  # "tensor-pipe active well above 30.7%": the value it will reach, past the one it has
+        return "increase" if past.group(1).lower() in ("above", "over", "beyond") else "decrease"
     if first is arrow:  # "GPU busy ↑ to >80 %", "step ↓ 3.25 ms → ~2.45 ms"
         return "increase" if arrow.group(0) in _UP else "decrease"
     if first is w:  # "from 0% to a high share"
@@ -77,6 +80,7 @@ def clause_direction(clause: str) -> Optional[str]:
     return "increase" if _rises(first) else "decrease"
 
 
+_PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:well|far|much|clearly|comfortably)\s+(above|over|beyond|below|under)\s+~?\d", re.I)
 _UP = "↑⬆▲"
 _UP_DOWN = re.compile(r"[↑⬆▲↓⬇▼]")  # an arrow written beside the metric says which way it moves
 _FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:wards?)?\s+(?:the\s+)?"
@@ -103,7 +107,9 @@ def _rises(m: re.Match) -> bool:
     return b > a
 
 
-_FROM_TO_WORD = re.compile(r"\bfrom\s+(?:~|about\s+|nearly\s+)?\d+(?:\.\d+)?\s*\S*\s+to\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
+_IMPROVE = re.compile(r"\bimprov(?:e|es|ed|ing)\b", re.I)
+_FROM_TO_WORD = re.compile(r"(?:\bfrom\s+(?:~|about\s+|nearly\s+)?\d+(?:\.\d+)?\s*\S*\s+to|(?<![\w.,])~?\d+(?:\.\d+)?\s*[^\s\d→>]*\s*"
+                           r"(?:→|->|=>))\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
                            r"most|majority|full|max\w*|saturat\w*|peak|busy|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
@@ -156,6 +162,8 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     """The metric the fix says will move, and the direction it says (from `from A to B`, or the verb); a metric named
     with its own direction ("moving fewer bytes", "if more throughput is needed") moves that way."""
     metric, direction = _metric_direction(fix)
+    if metric and direction is None and _IMPROVE.search(fix):  # "per-GEMM time can improve by a few percent": the
+        direction = metric_direction(metric) or "increase"  # way toward the roofline (a time falls, a rate rises)
     said = _SELF_DIRECTED.match(metric or "")
     if said and not METRIC_TOKEN.search(metric):
         return said.group(2), _DIR_WORDS[said.group(1).lower()]

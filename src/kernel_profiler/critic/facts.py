@@ -15,6 +15,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Iterable, Optional
+from statistics import median
 
 from .. import devices
 from ..artifacts.tables import Artifacts, KernelProfile, Timeline
@@ -475,6 +476,27 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
     return tl
 
 
+def _telemetry_facts(f: Facts, t: dict, throttled: Optional[str]) -> None:
+    """One telemetry file's SM clock (median while busy, min, max), memory clock and GPU utilisation."""
+    from ..telemetry import BUSY_UTIL_PCT
+
+    samples = [s for s in t.get("samples") or [] if isinstance(s, dict) and s.get("sm_clock_mhz")]
+    if not samples:
+        return
+    src = t.get("source") or "telemetry"
+    busy = [s for s in samples if (s.get("gpu_util_pct") or 0) >= BUSY_UTIL_PCT] or samples
+    clocks = [float(s["sm_clock_mhz"]) * 1e6 for s in busy]
+    if src != throttled:  # (the throttled file's median is given with its throttling)
+        f.add("telemetry.sm_clock_mhz_median", median(clocks), "hz", src, None, "median busy SM clock")
+    f.add("telemetry.sm_clock_mhz_min", min(clocks), "hz", src, None, "lowest busy SM clock")
+    mem = [float(s["mem_clock_mhz"]) * 1e6 for s in busy if s.get("mem_clock_mhz")]
+    if mem:
+        f.add("telemetry.mem_clock_mhz_median", median(mem), "hz", src, None, "median busy memory clock")
+    util = [float(s.get("gpu_util_pct") or 0) for s in samples]
+    f.add("telemetry.gpu_util_pct_median", median(util), "pct", src, None, "median NVML GPU utilisation")
+    f.add("telemetry.gpu_util_pct_max", max(util), "pct", src, None, "highest NVML GPU utilisation")
+
+
 def api_base(name: str) -> str:
     """`cudaLaunchKernel_v7000` -> `cudaLaunchKernel` (nsys suffixes runtime API names with their version)."""
     return re.sub(r"_v\d+$", "", name or "").strip()
@@ -656,6 +678,8 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
               "thermal clock-event reasons while busy")
         f.add("telemetry.power_reasons", len(set(th["reasons"]) & POWER_REASONS), "count", src, None,
               "power clock-event reasons while busy")
+    for t in arts.telemetry:  # every file's clocks and utilisation (a rank's telemetry beside another's)
+        _telemetry_facts(f, t, th.get("source") if th is not None else None)
     _rank_facts(f, diagnosis)
     for log in arts.logs:  # what the program printed about itself: described by the words of its line
         for v in log.values:

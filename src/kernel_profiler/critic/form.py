@@ -53,6 +53,8 @@ _BOLD_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*|[-*+•][ \t]+)?(?:\*\*|_
                          re.M)
 # a plain label in other words opening a line, its text after the colon
 _PLAIN_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?P<w>[A-Za-z][^:\n]{0,100}?)[ \t]*:(?:[ \t]+(?=\S)|[ \t]*$)", re.M)
+# a review's tag opening a line or bullet ("- [fix] Move the build out of `step()`")
+_TAG_LABEL = re.compile(r"^[ \t]{0,3}(?:[-*+•][ \t]+)?\[(?P<w>[A-Za-z][\w '’-]{1,30})\][ \t]*:?[ \t]*(?=\S)", re.M)
 _DASH = re.compile(r"\s(?:—|–|--)\s")
 _SECTION_PREFIX = re.compile(r"^(?:appendix|part|section)\b\s*[\w.]{0,3}\s*[:—–-]\s*", re.I)  # "Appendix: the change"
 _DASH_LABEL = re.compile(r"^[ \t]{0,3}(?:\d+[.)][ \t]*)?(?P<w>[A-Za-z][\w '’]{0,40}?)[ \t]+(?:—|–|--)[ \t]+(?=\S)", re.M)
@@ -85,7 +87,8 @@ def _free_headings(text: str) -> list[tuple[int, int, str]]:
         if len(words.split()) <= 8 and (part is not None or re.fullmatch(r"[A-Z][\w '’-]*[.:]?", words.rstrip(".:"))):
             out.append((m.start(), m.end(), part or "other"))  # "**Arithmetic.**": a section of its own
     taken = {a for a, _, _ in out}
-    labels = sorted([*_PLAIN_LABEL.finditer(text), *_DASH_LABEL.finditer(text)], key=lambda m: m.start())
+    labels = sorted([*_PLAIN_LABEL.finditer(text), *_DASH_LABEL.finditer(text), *_TAG_LABEL.finditer(text)],
+                    key=lambda m: m.start())
     plain: list[tuple[int, int, str]] = []
     for m in labels:  # "What I'd do: pin the tensor ...", "What I looked at (nsys): ...", "Fix — remove the ..."
         if m.start() in taken or any(a <= m.start() < b for a, b, _ in out + plain):

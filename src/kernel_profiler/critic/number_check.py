@@ -13,6 +13,7 @@ from .arithmetic import Stated, chains, implicit, implicit_miss
 from .concepts import API_NAME, GENERIC, LEVELS, metric_concepts, unit_concepts
 from .clause import UNIT_SHARE, clause_words
 from .context import Context
+from .evidence_lines import numbers_of
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
 from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling,
@@ -20,7 +21,7 @@ from .match import (STATISTICS, Operand, candidates, close, derived_values, is_c
 from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, scrub, sentences
 from .stride import match_stride, stride_miss
 from .use import Use
-from .unverified import (PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at,
+from .unverified import (IDEAL, PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at,
                          written_at)
 
 
@@ -143,6 +144,8 @@ def _named_evidence(c: Context) -> list[str]:
         q = evidence_quantity(e.value, e.unit)
         ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
         vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
+        vals += [f for f in c.facts.by_metric.get(f"{e.metric}.share_of_samples", []) if f.kernel is None or f.kernel in ks]
+        # (a sampled stall's count, or its share of the samples: "`..._stalled_wait`, ~72% of samples")
         if (e.unit or "").strip() in ("x", "×") and all(f.family != "ratio" for f in vals) and \
                 not any(x.unit.strip() not in ("x", "×") for x in metric_values(e.meaning)[1:]):
             continue  # "expect `smsp__inst_executed.sum` to drop ~8x": a factor is no count's or time's value, and
@@ -152,6 +155,8 @@ def _named_evidence(c: Context) -> list[str]:
         # ..., and `..._bytes_per_sector_...ratio` is 4 bytes": the number written as the metric's value
         if all(f.family != q.family for f in vals) and _measures(q, ks, c.facts):
             qs += quantities(e.meaning)  # a terse line opening with another measurement gives the metric's value later
+        if e.meaning.lstrip().startswith("|"):  # a table row's value cell may give several values: the metric its
+            qs += numbers_of(e.meaning)  # source cell names is one of them
         if not any(close(f.value, v, t) for f in vals for x in qs for fam, v, t in candidates(x) if fam == f.family):
             near = min(vals, key=lambda f: abs(f.value - q.value))
             out.append(f"Evidence {e.metric} = {e.value:.6g}{' ' + e.unit if e.unit else ''} does not match the capture, "
@@ -257,7 +262,8 @@ def check_numbers(c: Context) -> list[str]:
                 _elsewhere(q, bad, c.facts):
             bad = None  # a program-level statistic missed, but the same statistic of one of its kernels: that kernel's
             # value in a clause that names no kernel, not an invention
-        if c.strict[i] and bad is None and not operand and _pinned(q, toks, cs, ks, c.facts):
+        if c.strict[i] and bad is None and not operand and not IDEAL.search(clause_of(s, q)) and \
+                _pinned(q, toks, cs, ks, c.facts):
             c.audit.append(NumberAudit(written=q.written, where=where))
             described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
             out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of "

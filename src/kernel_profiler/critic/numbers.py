@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 _NUM = (r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
-        r"(?:\s(?=[MG](?![A-Za-z]))|\s(?=[KMG]i(?![A-Za-z]))|\s(?=(?:thousand|million|billion|trillion)\b))?"
+        r"(?:\s(?=[MG](?![A-Za-z]))|\s(?=k(?![A-Za-z])(?!\s*[=×x*,]))|\s(?=[KMG]i(?![A-Za-z]))|"
+        r"\s(?=(?:thousand|million|billion|trillion)\b))?"
         r"(?P<mult>[KMG]i(?![A-Za-z])|[kKMG](?![A-Za-z])|(?:thousand|million|billion|trillion)\b)?")
 # "14.7M"; "14.73 M" (k/K spaced is a dimension); "67.2 million"; "4 Mi floats" (binary: 4 x 2^20)
 TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "usec": 1e3,
@@ -33,7 +34,8 @@ _UNIT = (r"(?P<unit>"
          r")(?![A-Za-z0-9])")
 QTY = re.compile(_NUM + r"(?:\s?-?\s?)" + _UNIT)
 # "2,097,152 global store sectors": a count noun after one or two qualifying words still says what is counted
-QTY_QUALIFIED = re.compile(_NUM + r"\s+(?:(?!of\b|per\b|in\b|at\b|and\b|or\b|to\b|the\b)[a-z][a-z-]*\s+){1,2}"
+QTY_QUALIFIED = re.compile(_NUM + r"\s+(?:(?!(?:of|per|in|at|and|or|to|the|so|each|every|a|an|that|which|with|for|from|as|is|are|by|than|then|if|it|its|"
+                           r"we|on)\b)[a-z][a-z-]*\s+){1,2}"
                            rf"(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
 # "230 `cudaStreamSynchronize` calls": a count noun after a code span (blanked by `scrub`) still says what is counted
 QTY_SPANNED = re.compile(_NUM + rf"\s{{3,}}(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")

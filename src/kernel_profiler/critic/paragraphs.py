@@ -58,7 +58,10 @@ def unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[s
             return _prose([" ".join(said[:at]), " ".join(said[at:])]) if at else {}
         if len(paras) < len(ORDER):
             return _prose(paras)
-        at = next((i for i in range(2, len(paras)) if says_what_to_do(next(iter(sentences(paras[i])), ""))), len(paras) - 1)
+        at = next((i for i in range(2, len(paras)) if says_what_to_do(next(iter(sentences(paras[i])), ""))),
+                  next((i for i in range(2, len(paras) - 1) if any(says_what_to_do(x) for x in sentences(paras[i]))),
+                       len(paras) - 1))  # (else the paragraph that says it after its opening sentence, before a
+        # closing remark: "The fp16 tensor cores are ... faster. So the change I'd make is ...")
         # the fix from the first paragraph (after the evidence) that says what to do: a caveat after it is part of it
         later = [x for p in paras[1:at] for x in sentences(p) if _VERDICT.search(x)]
         if not _VERDICT.search(paras[0]) and later and not says_what_to_do(next(iter(sentences(paras[0])), "")):  # "You asked whether ... Let's check.": the verdict comes

@@ -23,6 +23,14 @@ VERDICT = re.compile(BOUND.pattern + r"|short version|tl;?dr|bottom line|in shor
                      r"\bat (?:the )?roofline\b|\bit'?s the\b|\bis (?:spent|lost) (?:in|on)\b", re.I)
 FIX_START = re.compile(r"\W*(?:the |my )?(?:fix|change|remedy|recommendation|solution)\b|\W*(?:I['’]?d|I would|we should|"
                        r"you should|to fix|instead,)\b", re.I)
+# a change as the subject of its sentence ("Replacing the expression with `gelu` computes it in one pass")
+_CHANGE_NOUN = (r"^\W*(?:replacing|switching|fusing|moving|batching|hoisting|padding|rewriting|pinning|caching|capturing|"
+                r"privati[sz]ing|preallocating|reusing|removing|dropping|merging)\b[^.;]{0,120}?\b(?:would|will|should|"
+                r"computes|removes|cuts|gives|brings|makes|lets|turns|avoids|saves|halves)\b")
+# advice under a condition ("If this loop is real code, launch several steps before synchronizing")
+_IF_THEN = (r"^\W*if\b[^.;]{3,120}?,\s*(?:(?:then|just|simply)\s+)?(?:use|switch|replace|fuse|batch|pin|move|remove|"
+            r"drop|hoist|cache|pad|merge|reuse|preallocate|allocate|call|launch|capture|keep|upload|ship|send|send|convert|"
+            r"cast|compile|overlap|split|raise|lower|reduce|skip|precompute|give|set|put|change|sort|group|rewrite)\b")
 # a sentence that says what to do: an imperative first word, or a phrase that proposes a change
 _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what to (?:change|do)|what I['’]?d (?:change|do))s?"
                  r"\W{0,3}[:—-]|(?:please\s+)?(?:use|switch|replace|fuse|"
@@ -40,7 +48,9 @@ _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what 
                  r"(?:would|could|can|will|remains?|is left|left)\b|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
                  r"we should|you should|should (?:use|switch|replace|fuse|batch|pin|move|remove|pad|be (?:replaced|"
                  r"fused|moved|batched|pinned))|recommend|suggest|leave (?:it|the kernel)|"
-                 r"nothing to (?:fix|change|gain)|no (?:kernel )?change)", re.I)
+                 r"nothing to (?:fix|change|gain)|no (?:kernel )?change|"
+                 r"\b(?:only|best|simplest|cheapest|real|one) (?:way|option|route)\b[^.;]{0,40}?\bis to\b)|" +
+                 _CHANGE_NOUN + r"|" + _IF_THEN, re.I)
 # a sentence that states the expected effect of the change, after it
 _EFFECT = re.compile(r"\b(?:expect\w*|should (?:go|fall|drop|rise|climb|halve|double|move|come|be|see|land|reach)|"
                      r"would (?:go|fall|drop|rise|halve|double|take|save|cut|bring)|will (?:go|fall|drop|rise|halve|"

@@ -29,7 +29,8 @@ _CLAUSE = re.compile(r"[,;:()\[\]]|\s[—–-]\s|\s(?:and|but|while|whereas|so|b
 _NOT_MEASURED = re.compile(
     r"\b(ideal\w*|"
     r"ceiling|peak|limit|theoretical\w*|max(?:imum)?|min(?:imum)?|target|at best|nominal|spec\w*|datasheet|rated|"
-    r"practical|budget|need\w*|must|per the source|in the source|source code|allocat\w+|array of|tensor of|"
+    r"practical|budget|need\w*|requir\w*|algorithm\w*|must|per the source|in the source|source code|allocat\w+|"
+    r"array of|tensor of|"
     r"elements?|tile|shape|size of|expect\w*|toward|predict\w*|estimat\w*|projected|"
     r"old capture|previous (?:capture|run|profile)|before the fix|unfixed|originally|used to (?:be|take)|per clock|"
     r"(?:problem|issue|bug) is gone)\b|"
@@ -94,6 +95,10 @@ def hedged(sentence: str, q: Quantity) -> bool:
     return bool(_NOT_MEASURED.search(clause_of(sentence, q)))
 
 
+# a rate its sentence disclaims as no measurement of this run ("typically reaches ~40-55 GB/s (not measured in this
+# capture — an estimate)")
+_DISCLAIMED = re.compile(r"\bnot measured\b|\bunmeasured\b|\btypical(?:ly)?\b|\ban estimate\b|\bestimated\b", re.I)
+IDEAL = re.compile(r"\b(?:requir\w*|needs?|needed|ideal\w*|algorithmic\w*)\b", re.I)
 _EXTREMES = frozenset({"stat_max", "stat_min"})
 # a line that opens with a CUDA API's name as its label ("- `cudaLaunchHostFunc` (nsys):")
 _API_LABEL = re.compile(r"^[\s*_>#|-]*`?cu(?:da)?[A-Z]\w*`?\s*(?:\([^)\n]{0,30}\))?\s*:")
@@ -117,10 +122,12 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     # what the whole sentence is about, read only for a clause that names nothing but a statistic ("median 70 us")
     subject = text_concepts(scrub(sentence)) - GENERIC - {"duration"} - _STATS \
         if program_specific and program_specific <= _STATS else frozenset()
-    if hedged(sentence, q) and not use.achieved and not headline:
-        return None
-    if q.family == "time" and _OFFSET.search(scrub(sentence)[:q.start]):
-        return None
+    if (hedged(sentence, q) and not use.achieved and not headline) or IDEAL.search(clause) or \
+            (use.achieved and not headline and _DISCLAIMED.search(sentence)):
+        return None  # (what the work needs, "Required traffic ... = 134.2 MB", is no measurement even on an evidence
+        # line)
+    if q.family == "time" and (_OFFSET.search(scrub(sentence)[:q.start]) or _STAGGER.search(clause)):
+        return None  # a time stamp, or the spread of start times ("first-to-last kernel start 69-97 us")
     words, units = text_concepts(clause), unit_concepts(q.unit)
     concepts = frozenset(words | units)
     tokens = metric_tokens(clause)
@@ -158,7 +165,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 any(x.startswith("api:") for x in f.concepts & concepts) or \
                 (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units)) or \
                 (f.metric == "timeline.gpu_busy_fraction" and _gpu_busy(base))  # "132 blocks", "GPU busy 13%"
-            if not named and f.kernel is None and not (program_specific and program_specific <= f.concepts):
+            clock = fam == "hz" and "clock" in f.concepts and "clock" in words  # a clock rate has one reading
+            if not named and not clock and f.kernel is None and not (program_specific and program_specific <= f.concepts):
                 continue  # a program-level value (a window, a step, a count of steps) has many readings: its metric,
                 # an API, an achieved rate or words that all describe it ("the median gap between kernels") pin it
             if not named and subject - f.concepts:
@@ -258,6 +266,8 @@ def _other_artifact(f: Fact, sentence: str) -> bool:
     return bool(named) and not any(n.split(".")[0] in f.artifact.lower() for n in named)
 
 
+_STAGGER = re.compile(r"\bfirst[- ]to[- ]last\b|\bstarts?\s+(?:\w+\s+){0,2}?(?:late|later|after)\b|\b(?:start|launch)[- ]?"
+                      r"(?:stagger|spread|skew|offsets?)\b|\bstagger\w*", re.I)
 _OFFSET = re.compile(r"(?:\+|\bat\s+t\s*=\s*)$")  # "at +0.04 ms": a time stamp within a span, not a duration
 
 

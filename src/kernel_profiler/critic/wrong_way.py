@@ -43,7 +43,8 @@ def wrong_way(c: "Context") -> list[str]:
     squeeze = _register_squeeze(c, key)
     if squeeze and not (cap and spilled):
         out.append(squeeze)
-    out += [x for x in (_block_over_register_file(c, key), _wider_dtype(c, causes), _unfused(c, key)) if x]
+    out += [x for x in (_block_over_register_file(c, key), _wider_dtype(c, causes), _upcast_16bit(c, causes, key),
+                        _unfused(c, key), _onto_straggler(c)) if x]
     return out
 
 
@@ -102,6 +103,43 @@ def _wider_dtype(c: "Context", causes: dict) -> Optional[str]:
         return None
     return (f"The fix's change '{m.group(0)}' widens the data of a memory-bound cost to 8-byte doubles: every element "
             f"moves twice the bytes, so DRAM bytes and time rise.")
+
+
+_UPCAST = re.compile(r"\bupcast\w*\b|\b(?:to|into|as|using|in|switch\w* to|"
+                     r"cast\w* (?:\w+ ){0,3}?to|convert\w* (?:\w+ ){0,3}?to|promot\w* (?:\w+ ){0,3}?to|widen\w* (?:\w+ ){0,3}?to)"
+                     r"\s+(?:`)?(?:torch\.)?(?:float32|fp32)\b", re.I)
+_SIXTEEN_BIT = re.compile(r"\b(?:bf16|fp16|f16|half|bfloat16|float16)\b|__half|Half|BFloat16|_h_|_bf16", re.I)
+_ACCUMULATE = re.compile(r"\baccumulat\w*|\baccum\b|\bstatistic|\bsoftmax|\bnorm\b|\bprecision\b", re.I)
+TENSOR_PIPE_PCT = "sm__pipe_tensor_cycles_active.max.pct_of_peak_sustained_active"
+_DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+STREAMING_DRAM_PCT = 25.0  # a kernel moving DRAM at this share of its peak pays for every byte it moves
+
+
+def _upcast_16bit(c: "Context", causes: dict, key: Optional[str]) -> Optional[str]:
+    """A fix that widens 16-bit data to fp32 for speed: a memory-bound cost moves twice the bytes, and a GEMM on the
+    tensor cores falls to the FP32 path (without TF32) with a ceiling many times lower."""
+    name = c.facts.kernels.get(key, key or "") if key else ""
+    text = f"{c.answer.bottleneck or ''} {c.answer.explanation or ''}"
+    if not (_SIXTEEN_BIT.search(name) or _SIXTEEN_BIT.search(text)):
+        return None  # the data is not 16-bit (keeping fp32 math is no widening)
+    fix = c.answer.fix_text
+    m = next((m for m in _UPCAST.finditer(fix) if not ruled_out(fix, m.start(), m.end()) and
+              not _AWAY.search(fix[max(0, m.start() - 30):m.start()]) and
+              not _ACCUMULATE.search(fix[max(0, m.start() - 40):m.end() + 20])), None)
+    if m is None:
+        return None
+    from ..signatures import TENSOR_CORE_NAME
+    tensor = TENSOR_CORE_NAME.search(name) or any(f.value >= 10 for f in c.facts.named(TENSOR_PIPE_PCT, key)) \
+        if key else False
+    memory = bool(set(causes) & _MEMORY_CAUSES) or c.facts.diagnosis is not None and c.facts.diagnosis.bound == "memory" \
+        or bool(key) and any(f.value >= STREAMING_DRAM_PCT for f in c.facts.named(_DRAM_PCT, key))
+    if tensor:
+        return (f"The fix's change '{m.group(0)}' widens 16-bit GEMM operands to fp32: the product leaves the tensor "
+                f"cores' 16-bit path for the FP32 path, whose ceiling is many times lower, and moves twice the bytes.")
+    if memory:
+        return (f"The fix's change '{m.group(0)}' widens 16-bit data to fp32 for a memory-bound cost: every element "
+                f"moves twice the bytes, so DRAM bytes and time rise.")
+    return None
 
 
 _BLOCKS = re.compile(r"(?<!over )(?<!across )(?<!into )\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:\*\*|__)?\s*(?:thread\s*)?"
@@ -186,3 +224,22 @@ _ADD_SYNC = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*1|\bsynchroni[sz]e\w*(?:\([^
 _LOWER_CAP = re.compile(r"\b(?:lower|reduce|cut|tighten|decrease|drop|shrink)\w*\b[^.;]{0,30}\bregister (?:cap|limit|count|budget)"
                         r"|\bregister (?:cap|limit|budget)\b[^.;]{0,20}\b(?:lower|down|reduc\w*|from \d+ to)\b"
                         r"|\b(?:lower|reduce|tighten|cut)\w*\b[^.;]{0,15}\bmaxrregcount", re.I)
+
+
+# work moved onto a rank ("move two of rank 0's GEMMs over to rank 1", "shift layers onto rank 1")
+_MOVE_ONTO = re.compile(r"\b(?:move|moving|shift|shifting|give|giving|hand|assign|migrat\w*|offload\w*)\b(?:[^.;]|\.(?=\d)){0,140}?"
+                        r"\b(?:to|onto|over to)\s+rank\s*(\d+)\b", re.I)
+
+
+def _onto_straggler(c: "Context") -> Optional[str]:
+    """A fix that moves work onto the rank that enters the collectives late: every rank then waits longer for it."""
+    from .. import signatures
+    from ..signatures import Measured
+
+    onto = _MOVE_ONTO.search(c.answer.fix_text or "")
+    d = c.facts.diagnosis
+    st = signatures.straggler(Measured(ranks=list(d.ranks))) if onto and d is not None and len(d.ranks) >= 2 else None
+    if st is None or int(onto.group(1)) != st[0].rank or ruled_out(c.answer.fix_text, onto.start(), onto.end()):
+        return None
+    return (f"The fix moves work onto rank {st[0].rank} ('{onto.group(0)}'), but that rank is the one that enters each "
+            f"collective late ({st[2] / 1e6:.2f} ms after the first): more work there makes every rank wait longer.")
