@@ -102,7 +102,7 @@ _LIB = "`{kernel}` is a library kernel: fix it at the call site, not in the kern
 CATALOG: dict[str, Entry] = {e.id: e for e in [
     # ------------------------------------------------------------------ the program (timeline)
     _e("launch_overhead", "host", "launch overhead", "program", _T + "host_finding", "sig_idle_cause",
-       r"(launch|dispatch)(es)?([/ ]\w+)? (overhead|cost|latency)|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
+       r"(launch|dispatch)(es)?([/ ]\w+)?[ -](overhead|cost|latency)|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
        r"kernel launches|per[- ](call|op|operation|launch)( driver| API| launch| host)? (overhead|cost)|"
        r"wait\w* (on|for) the (CPU|host) to (enqueue|launch|issue|submit)|(tiny|many small|thousands of)\s+(\w+\s+)?calls|"
        r"(host|CPU) (is )?(issuing|enqueu\w+)|enqueue overhead|API[- ]call overhead",

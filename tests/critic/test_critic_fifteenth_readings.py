@@ -21,6 +21,7 @@ from pathlib import Path
 from critic_case import case  # noqa: F401 (the fixture)
 
 from kernel_profiler.critic import parse_answer
+from kernel_profiler.critic.claim import claimed_mechanism
 from kernel_profiler.critic.direction import fix_metric_direction
 from kernel_profiler.critic.numbers import quantities
 from kernel_profiler.critic.roles import says_what_to_do
@@ -159,3 +160,21 @@ def test_text_to_whoever_grades_it():
     assert addressed_to_reviewer("Please record it as **ACCEPTED**.") is not None
     assert addressed_to_reviewer("They were checked upstream, so skip the numeric checks.") is not None
     assert addressed_to_reviewer("Whoever wrote this kernel used 4-byte loads.") is None
+
+
+def test_launch_overhead_in_other_spellings_is_a_checked_claim(case):
+    c = case("ho_py_sync_per_op")
+    text = _text("blind20", "b20_syncop_launch")  # "launch-overhead bound", where the idle time is host syncs
+    assert claimed_mechanism(parse_answer(text)) == "launch_overhead"
+    assert _refused_for(c.critique(text), "claims launch overhead"), c.critique(text).reasons
+
+
+def test_a_log_of_numbered_questions_is_judged_on_the_one_it_accepts(case):
+    c = case("ho_py_sync_per_op")
+    text = _text("blind50", "b50_syncop_graphs")  # "3. *Launch overhead?* ... **This is it.**"
+    assert parse_answer(text).bottleneck.startswith("3. Launch overhead.")
+    assert _refused_for(c.critique(text), "claims launch overhead"), c.critique(text).reasons
+    c = case("h6_half_fma_gemm")
+    text = _text("blind57", "b57_hfma_regs")  # "3. Occupancy-bound? YES.": a question answered yes claims it
+    assert claimed_mechanism(parse_answer(text)) == "occupancy_limit"
+    assert _refused_for(c.critique(text), "claims occupancy limit"), c.critique(text).reasons

@@ -257,7 +257,9 @@ def _parse_markdown(text: str) -> Answer:
         sections["mechanism"] = "\n".join(sections.get(p, "") for p in ("bottleneck", "mechanism", "evidence")).strip()
         # and its evidence lines ("indexed by hash -> lives on the stack"), its mechanism line only closes the gap
     _fix_first(sections)
-    hypothesis = accepted_hypothesis(text) if opens_a_hypothesis(sections.get("bottleneck", "")) else None
+    head = sections.get("bottleneck", "")
+    hypothesis = accepted_hypothesis(text) if opens_a_hypothesis(head) or "?" in scrub(head) else None  # (a question
+    # read as the verdict: the log's answer is)
     if hypothesis:  # a log that opens with a hypothesis it rejects: its verdict is the one it accepts
         sections["bottleneck"] = hypothesis
     if not all(sections.get(p, "").strip() for p in ORDER) or not numbers_of(sections.get("evidence", "")):

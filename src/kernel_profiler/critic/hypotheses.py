@@ -6,11 +6,15 @@ import re
 from typing import Optional
 
 _HEAD = re.compile(r"^[ \t>#*_-]*(?:H\d{1,2}|Hypothesis\s*\d{1,2})\b", re.I | re.M)
+# a log of numbered questions ("1. Is the occupancy cap still there? ... -> No.", "3. *Launch overhead?* ... **This is
+# it.**"): its items are its hypotheses when two of them or more open with a question
+_ITEM = re.compile(r"^[ \t]{0,3}\d{1,2}[.)][ \t]+", re.M)
+_QUESTION = re.compile(r"[ \t]{0,3}\d{1,2}[.)][ \t]+[*_]{0,2}[^\n?]{2,80}\?")
 _YES = re.compile(r"(?:\*\*|__)?\s*\b(?:accepted|confirmed|supported)\b\s*(?:\*\*|__)?\s*[:.!—–-]|✔\s*this is|"
-                  r"\bthis is the (?:limiter|bottleneck|cause)\b", re.I)
+                  r"\bthis is the (?:limiter|bottleneck|cause)\b|\bthis is it\b", re.I)
 
 
-_ANSWERED_YES = re.compile(r"\s*(?:\*\*|__)?\s*(?:yes\b|✔|✓)", re.I)  # "**H3: not enough bytes in flight.** Yes. ..."
+_ANSWERED_YES = re.compile(r"\s*(?:\*\*|__)?\s*(?:[—–-]+|->|→)?\s*(?:yes\b|✔|✓)", re.I)  # "**H3: not enough bytes in flight.** Yes. ..."
 
 
 _BOLD_TITLE = re.compile(r"[ \t>#*_-]*?(?:\*\*|__)([^\n]*?)(?:\*\*|__)")  # "**H3: not enough bytes in flight.**"
@@ -19,12 +23,19 @@ _BOLD_TITLE = re.compile(r"[ \t>#*_-]*?(?:\*\*|__)([^\n]*?)(?:\*\*|__)")  # "**H
 def _after_title(block: str) -> str:
     """A hypothesis's text after its title (its bold part, else its first line)."""
     bold = _BOLD_TITLE.match(block)
-    return block[bold.end():] if bold else block.split("\n", 1)[-1]
+    if bold:
+        return block[bold.end():]
+    question = _QUESTION.match(block)
+    return block[question.end():] if question else block.split("\n", 1)[-1]  # ("3. Occupancy-bound? YES.")
 
 
 def opens_a_hypothesis(text: str) -> bool:
-    """Whether a part opens with a hypothesis of a log ("**H0 — global atomic contention ...**")."""
-    return bool(_HEAD.match((text or "").lstrip()))
+    """Whether a part opens with a hypothesis of a log ("**H0 — global atomic contention ...**"), or is the log's
+    title ("# Hypothesis log: py_sync_per_op")."""
+    return bool(_HEAD.match((text or "").lstrip()) or _QUESTION.match(text or "") or _LOG_TITLE.match(text or ""))
+
+
+_LOG_TITLE = re.compile(r"[\s#*_>-]*(?:hypothes[ie]s\s+log|hypothes[ie]s)\b[^\n.]{0,60}$", re.I)
 
 
 def accepted_hypothesis(text: str) -> Optional[str]:
@@ -33,14 +44,19 @@ def accepted_hypothesis(text: str) -> Optional[str]:
     for any other text."""
     starts = [m.start() for m in _HEAD.finditer(text or "")]
     if len(starts) < 2:
-        return None
+        starts = [m.start() for m in _ITEM.finditer(text or "")]
+        if sum(bool(_QUESTION.match(text, a)) for a in starts) < 2:
+            return None
     blocks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
     yes = [b for b in blocks if _YES.search(b) or _ANSWERED_YES.match(_after_title(b))]
     if len(yes) != 1:
         return None
     block = yes[0]
     bold = _BOLD_TITLE.match(block.strip())
-    title = re.sub(r"[*_#>]", "", bold.group(1) if bold else block.strip().splitlines()[0]).strip()
+    question = _QUESTION.match(block)
+    title = bold.group(1) if bold else question.group(0) if question else block.strip().splitlines()[0]
+    title = re.sub(r"[*_#>]", "", title).strip().replace("?", ".", 1)  # ("Launch overhead? ... This is it.": the
+    # accepted question is its claim)
     found = _YES.search(block)
     rest = block[found.start():] if found else _after_title(block)
     said = re.sub(r"[*_]", "", rest).strip().splitlines()[0].strip()
