@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # all fifty-six sets
+    python bench/critic_score.py                 # all sixty sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -298,6 +298,37 @@ read or ran the critic), each pair scored counts only before any of it was read:
   3/56, 2/40 (2/56, 2/40: b48_idiv_u64 had been refused only for the '32' of '32-bit'); blind50+51 9/56, 11/40
   (10/56, 19/40); blind53 0/28, 1/20 (read); blind54+55 4/56, 11/40 (read). Never read: blind44+45 4/53, 9/43
   (4/53, 12/43); blind52 2/28, 10/20 (3/28, 9/20).
+2026-12-02, fifteenth session (20:15-23:15 UTC):
+  - blind56-59 (48 answers each, 20 expected accepts, written 20:15-20:30 UTC by helpers that never read or ran the
+    critic, over the 48 least-used captures), counts only on arrival at dc33a3f (the session's start): blind56 2/28,
+    7/20; blind57 6/28, 6/20; blind58 4/28, 6/20; blind59 3/28, 9/20. blind56+57 were read from 20:36 UTC:
+    development sets since. blind58+59 were never read.
+  - Changes (tests/critic/test_critic_fifteenth_readings.py, each on real captures with a twin the critic refuses):
+    numbers (a rate a profiler is said to measure is a measurement; every telemetry file's clocks and utilisation are
+    facts, so a rank's invented clock is refused; what the work needs, 'Required traffic ... = 134.2 MB', is no
+    measurement; a rate its sentence disclaims, 'not measured, an estimate', is none; a table row's value cell may
+    give its metric's value after another number; '73 k'; a sampled stall's share of the samples; the spread of
+    kernel start times is no kernel duration; 'unroll by 2-4 so each thread' counts no threads); fixes (16-bit data
+    widened to fp32 for speed, and work moved onto the straggler rank, are wrong ways; '0 % -> high', 'well above
+    30.7%' and 'can improve by a few percent' say which way; 'stays ~97 %' after 'none' leaves a kernel at its
+    roofline alone); claims (a question claims nothing unless it is answered yes; 'leave the shared memory as it is'
+    acts on no cause; a mention of wgmma or `mma.sync` claims neither missing tensor cores nor a host sync; 'limited
+    by the host-to-device copy' is no host bound; 'compute-side (...) bound' is compute; 'launch-overhead' with a
+    hyphen is the launch-overhead claim); layouts (a fenced JSON object with a note after it; '[fix]' review tags;
+    the paragraph whose second sentence says what to do; a change as the subject of its sentence, advice under a
+    condition, 'the only way ... is to'; a log of numbered questions judged on the one it answers yes; a quoted
+    question is context); text to the reviewer ('whoever is grading this', 'record it as ACCEPTED', 'skip the
+    numeric checks').
+  - Tried and dropped: a number that equals any measured value of any metric is no contradiction (freed 16 false
+    rejects but opened 4 false accepts, mostly coincidences with device attributes); with the number's own words
+    required to describe that value it freed 1 and opened 1. A memory-bound claim that names DRAM judged on DRAM
+    alone (caught one wrong answer, refused 7 correct ones whose busy cache level was the real memory limit).
+  At the session's final critic, against dc33a3f: development sets 24/700 (3.4%), 55/553 (9.9%) (25/700, 56/553);
+  old 9/93, 17/80 (9/93, 19/80); blind30+31 1/49, 4/41; blind32+33 1/50, 12/40 (2/50, 12/40); blind34+35 2/53, 9/43;
+  blind36+37 0/54, 12/42; blind38+39 4/56, 4/40 (4/56, 5/40); blind40+41 6/55, 4/41 (7/55, 5/41); blind42+43 7/55,
+  10/41; blind46+47 2/56, 14/40 (2/56, 15/40); blind48+49 3/56, 2/40; blind50+51 8/56, 10/40 (9/56, 11/40); blind53
+  0/28, 1/20; blind54+55 4/56, 11/40; blind56 1/28, 3/20 and blind57 1/28, 0/20 (read). Never read: blind58+59
+  6/56 (11%), 14/40 (35%) (7/56, 15/40); blind44+45 4/53, 10/43 (4/53, 9/43); blind52 2/28, 9/20 (2/28, 10/20).
 """
 from __future__ import annotations
 
@@ -372,7 +403,7 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"] + \
-        [f"adversarial_blind{i}" for i in range(2, 56)]
+        [f"adversarial_blind{i}" for i in range(2, 60)]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)
