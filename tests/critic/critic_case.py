@@ -2,6 +2,8 @@
 by each test module: a conftest.py here would shadow tests/conftest.py's helpers), an answer in four parts."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kernel_profiler.analysis.engine import diagnose
@@ -62,3 +64,17 @@ def divergence_answer(c, fix: str):
         "lanes masked off; the SM issues many instructions for little useful work and the kernel runs "
         f"{c.dg.roofline.gap:.1f}x its roofline floor.",
         f"Make the branch uniform per warp by sorting the elements by branch; {fix}"))
+
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def answer_text(set_: str, id_: str) -> str:
+    """An answer of an adversarial set (`set_` without its "adversarial_" prefix) by its id."""
+    folder = DATA / f"adversarial_{set_}" / "answers"
+    return next(folder.glob(f"{id_}.*")).read_text(encoding="utf-8")
+
+
+def refused_for(v, words: str) -> bool:
+    """Whether the verdict refuses the answer with a reason that contains `words`."""
+    return v.verdict == "reject" and any(words in r for r in v.reasons)

@@ -16,9 +16,7 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from critic_case import case  # noqa: F401 (the fixture)
+from critic_case import answer_text as _text, case, refused_for as _refused_for  # noqa: F401 (case: the fixture)
 
 from kernel_profiler.critic import parse_answer
 from kernel_profiler.critic.claim import claimed_mechanism
@@ -26,17 +24,6 @@ from kernel_profiler.critic.direction import fix_metric_direction
 from kernel_profiler.critic.numbers import quantities
 from kernel_profiler.critic.roles import says_what_to_do
 from kernel_profiler.critic.visible import addressed_to_reviewer
-
-DATA = Path(__file__).parent.parent / "data"
-
-
-def _text(set_: str, id_: str) -> str:
-    folder = DATA / f"adversarial_{set_}" / "answers"
-    return next(folder.glob(f"{id_}.*")).read_text(encoding="utf-8")
-
-
-def _refused_for(v, words: str) -> bool:
-    return v.verdict == "reject" and any(words in r for r in v.reasons)
 
 
 def _accepted(v) -> bool:

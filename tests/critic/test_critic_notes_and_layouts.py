@@ -12,11 +12,9 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from critic_case import case  # noqa: F401 (the fixture)
+from critic_case import answer_text as _text, case, refused_for as _refused_for  # noqa: F401 (case: the fixture)
 
 from kernel_profiler import catalog
 from kernel_profiler.critic import critique_text, parse_answer
@@ -26,17 +24,6 @@ from kernel_profiler.critic.claim import claimed_mechanism
 from kernel_profiler.critic.evidence_lines import numbers_of, parse_evidence
 from kernel_profiler.critic.hypotheses import accepted_hypothesis
 from kernel_profiler.critic.numbers import quantities
-
-DATA = Path(__file__).parent.parent / "data"
-
-
-def _text(set_: str, id_: str) -> str:
-    folder = DATA / f"adversarial_{set_}" / "answers"
-    return next(folder.glob(f"{id_}.*")).read_text(encoding="utf-8")
-
-
-def _refused_for(v, words: str) -> bool:
-    return v.verdict == "reject" and any(words in r for r in v.reasons)
 
 
 def test_a_bound_line_under_a_notes_title(case):
