@@ -1,7 +1,8 @@
 """Changes that move the limit the wrong way, whatever the answer's words for the metric: a change the catalog knows
 to worsen the claimed (or measured) cause, a synchronization per launch, a lower register cap for a kernel that
 spills, fewer blocks for an idle or streaming GPU, a block over the register file, a wider dtype for a memory-bound
-kernel, a streaming kernel split into more passes (fixes.check_fix)."""
+kernel, 16-bit data widened to fp32 (a streaming kernel's bytes double, a tensor-core GEMM leaves its 16-bit path), a
+streaming kernel split into more passes, work moved onto the straggler rank (fixes.check_fix)."""
 from __future__ import annotations
 
 import re
