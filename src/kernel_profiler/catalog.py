@@ -286,8 +286,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"dark|empty|at 0)|tensor[- ](?:cores?|pipes?)\b[^.;]{0,90}?\b(?:are|is|sit|sits|stay|remain|do|does)\s+"
        r"(?:doing\s+)?(?:literally\s+|basically\s+|essentially\s+)?(?:idle|unused|off|dark|nothing|not used|never used|never touched)|"
        r"(?:entirely|only|all) on the\s+(?:FP32\s+)?(?:FMA|FFMA) pipe|FMA pipe instead|\bTF32\b|"
-       r"(?:\bno|without|zero|not? (?:a )?single|0)\s+(?:[\w`-]+\s+){0,2}?(?:HMMA|WGMMA|MMA|HGMMA)\b|"
-       r"\b(?:HMMA|WGMMA|HGMMA|MMA)\w*\s*(?:instructions?\s*)?(?:count\s*)?(?:[:=]\s*0\b|(?:is|are)\s+(?:absent|missing|0)\b)",
+       r"(?:\bno|\bwithout|\bzero|\bnot? (?:a )?single|(?<![\d.,])0)\s+(?:[\w`-]+\s+){0,2}?(?:HMMA|WGMMA|MMA|HGMMA)\b|"
+       r"\b(?:HMMA|WGMMA|HGMMA|MMA)\w*\s*(?:instructions?\s*)?(?:count\s*)?(?:[:=]\s*0(?![.,]?\d)|(?:is|are)\s+(?:absent|missing|0)\b)",
        "Run the product on the tensor cores: in PyTorch set torch.backends.cuda.matmul.allow_tf32 = True (or "
        "torch.set_float32_matmul_precision('high')) or use bf16/fp16 inputs; in CUDA call cuBLAS/cuBLASLt with "
        "TF32/BF16 compute, or use WMMA/WGMMA (CUTLASS) instead of FFMA loops.",

@@ -271,7 +271,8 @@ def _targeted(a: Answer) -> Optional[str]:
     own = [p for p, _ in e.fix_metrics if p != catalog.TIME_METRIC[0]][:1]  # the cause's own counter (not the time,
     # nor a throughput many causes move)
     moves = a.fix is not None and a.fix.metric and any(re.search(p, a.fix.metric, re.I) for p in own)
-    return named if moves or any(not ruled_out(fix, m.start(), m.end()) and not _KEPT.search(_sentence(fix, m.start()))
+    return named if moves or any(not ruled_out(fix, m.start(), m.end()) and
+                                 not _KEPT.search(fix[slice(*_clause_span(fix, m.start(), m.end()))])
                                  for m in e.words.finditer(fix)) else None
 
 

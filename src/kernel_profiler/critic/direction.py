@@ -163,7 +163,7 @@ def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     with its own direction ("moving fewer bytes", "if more throughput is needed") moves that way."""
     metric, direction = _metric_direction(fix)
     if metric and direction is None and _IMPROVE.search(fix):  # "per-GEMM time can improve by a few percent": the
-        direction = metric_direction(metric) or "increase"  # way toward the roofline (a time falls, a rate rises)
+        direction = metric_direction(metric)  # way toward the roofline (a time falls, a rate rises; a pipe's use, none)
     said = _SELF_DIRECTED.match(metric or "")
     if said and not METRIC_TOKEN.search(metric):
         return said.group(2), _DIR_WORDS[said.group(1).lower()]

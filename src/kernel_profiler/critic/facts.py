@@ -477,7 +477,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
 
 
 def _telemetry_facts(f: Facts, t: dict, throttled: Optional[str]) -> None:
-    """One telemetry file's SM clock (median while busy, min, max), memory clock and GPU utilisation."""
+    """One telemetry file's SM clock (median and lowest while busy), memory clock and GPU utilisation."""
     from ..telemetry import BUSY_UTIL_PCT
 
     samples = [s for s in t.get("samples") or [] if isinstance(s, dict) and s.get("sm_clock_mhz")]
@@ -679,7 +679,7 @@ def gather_facts(arts: Artifacts, diagnosis: Diagnosis) -> Facts:
         f.add("telemetry.power_reasons", len(set(th["reasons"]) & POWER_REASONS), "count", src, None,
               "power clock-event reasons while busy")
     for t in arts.telemetry:  # every file's clocks and utilisation (a rank's telemetry beside another's)
-        _telemetry_facts(f, t, th.get("source") if th is not None else None)
+        _telemetry_facts(f, t, (th.get("source") or "telemetry") if th is not None else None)
     _rank_facts(f, diagnosis)
     for log in arts.logs:  # what the program printed about itself: described by the words of its line
         for v in log.values:

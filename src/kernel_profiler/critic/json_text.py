@@ -56,7 +56,7 @@ def unfence(text: str) -> str:
     if len(fences) == 1 and fences[0].group(1).startswith("{") and \
             len(body) - len(fences[0].group(0)) <= _PREFACE and "#" not in body[:fences[0].start()]:
         return fences[0].group(1)
-    if len(fences) == 1 and fences[0].group(1).startswith("{") and "#" not in body:
+    if len(fences) == 1 and fences[0].group(1).startswith("{") and "#" not in body and fences[0].start() <= _PREFACE:
         data = json_object(fences[0].group(1))  # an object with a note after it, no headings: the note is the
         after = body[fences[0].end():].strip()  # object's reasoning, under its own key
         if isinstance(data, dict) and after and "note" not in data and not {"bottleneck", "primary"} & set(data):

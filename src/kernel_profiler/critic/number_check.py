@@ -143,7 +143,7 @@ def _named_evidence(c: Context) -> list[str]:
             continue  # "metric `smsp__inst_executed.sum` down": the fix's metric and its way, not a measurement
         q = evidence_quantity(e.value, e.unit)
         ks = c.scope.allowed(f"{e.kernel or ''} {e.meaning}", c.facts)
-        vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or c.facts.by_metric[e.metric]
+        vals = [f for f in c.facts.by_metric[e.metric] if f.kernel is None or f.kernel in ks] or list(c.facts.by_metric[e.metric])
         vals += [f for f in c.facts.by_metric.get(f"{e.metric}.share_of_samples", []) if f.kernel is None or f.kernel in ks]
         # (a sampled stall's count, or its share of the samples: "`..._stalled_wait`, ~72% of samples")
         if (e.unit or "").strip() in ("x", "×") and all(f.family != "ratio" for f in vals) and \

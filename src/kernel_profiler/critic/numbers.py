@@ -15,7 +15,7 @@ _NUM = (r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P
         r"(?:\s(?=[MG](?![A-Za-z]))|\s(?=k(?![A-Za-z])(?!\s*[=×x*,]))|\s(?=[KMG]i(?![A-Za-z]))|"
         r"\s(?=(?:thousand|million|billion|trillion)\b))?"
         r"(?P<mult>[KMG]i(?![A-Za-z])|[kKMG](?![A-Za-z])|(?:thousand|million|billion|trillion)\b)?")
-# "14.7M"; "14.73 M" (k/K spaced is a dimension); "67.2 million"; "4 Mi floats" (binary: 4 x 2^20)
+# "14.7M"; "14.73 M"; "73 k" (a spaced K, or a k before "=", "x" or ",", is a dimension); "67.2 million"; "4 Mi floats"
 TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "usec": 1e3,
               "microseconds": 1e3, "ms": 1e6, "msec": 1e6, "milliseconds": 1e6, "s": 1e9, "sec": 1e9,
               "second": 1e9, "seconds": 1e9}

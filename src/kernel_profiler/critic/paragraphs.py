@@ -38,7 +38,8 @@ def unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[s
     mechanism (all middle paragraphs) and the fix (the last)."""
     paras = paragraphs(text)
     # a quoted question ("> what's slow in eager_lazy?") is what the answer replies to, not a part of it
-    paras = [x for x in paras if not all(line.lstrip().startswith(">") for line in x.splitlines() if line.strip())]
+    paras = [x for x in paras if "?" not in x or
+             not all(line.lstrip().startswith(">") for line in x.splitlines() if line.strip())]
     notes = []  # "[1] ncu_raw.csv: ...": footnotes after the answer are its sources (evidence), never its fix
     while first is None and len(paras) > 1 and all(_FOOTNOTE.match(x) for x in paras[-1].splitlines() if x.strip()):
         notes.insert(0, paras.pop())

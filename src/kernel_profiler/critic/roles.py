@@ -24,12 +24,12 @@ VERDICT = re.compile(BOUND.pattern + r"|short version|tl;?dr|bottom line|in shor
 FIX_START = re.compile(r"\W*(?:the |my )?(?:fix|change|remedy|recommendation|solution)\b|\W*(?:I['’]?d|I would|we should|"
                        r"you should|to fix|instead,)\b", re.I)
 # a change as the subject of its sentence ("Replacing the expression with `gelu` computes it in one pass")
-_CHANGE_NOUN = (r"^\W*(?:replacing|switching|fusing|moving|batching|hoisting|padding|rewriting|pinning|caching|capturing|"
-                r"privati[sz]ing|preallocating|reusing|removing|dropping|merging)\b[^.;]{0,120}?\b(?:would|will|should|"
-                r"computes|removes|cuts|gives|brings|makes|lets|turns|avoids|saves|halves)\b")
+_CHANGE_NOUN = (r"^\W*(?:replacing|switching|fusing|batching|hoisting|padding|rewriting|pinning|capturing|privati[sz]ing|"
+                r"preallocating|reusing)\b[^.;]{0,120}?\b(?:would|will|should|could|computes|removes|cuts|avoids|saves|"
+                r"halves)\b")
 # advice under a condition ("If this loop is real code, launch several steps before synchronizing")
 _IF_THEN = (r"^\W*if\b[^.;]{3,120}?,\s*(?:(?:then|just|simply)\s+)?(?:use|switch|replace|fuse|batch|pin|move|remove|"
-            r"drop|hoist|cache|pad|merge|reuse|preallocate|allocate|call|launch|capture|keep|upload|ship|send|send|convert|"
+            r"drop|hoist|cache|pad|merge|reuse|preallocate|allocate|call|launch|capture|keep|upload|ship|send|convert|"
             r"cast|compile|overlap|split|raise|lower|reduce|skip|precompute|give|set|put|change|sort|group|rewrite)\b")
 # a sentence that says what to do: an imperative first word, or a phrase that proposes a change
 _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what to (?:change|do)|what I['’]?d (?:change|do))s?"

@@ -98,7 +98,7 @@ def hedged(sentence: str, q: Quantity) -> bool:
 # a rate its sentence disclaims as no measurement of this run ("typically reaches ~40-55 GB/s (not measured in this
 # capture — an estimate)")
 _DISCLAIMED = re.compile(r"\bnot measured\b|\bunmeasured\b|\btypical(?:ly)?\b|\ban estimate\b|\bestimated\b", re.I)
-IDEAL = re.compile(r"\b(?:requir\w*|needs?|needed|ideal\w*|algorithmic\w*)\b", re.I)
+IDEAL = re.compile(r"\b(?:requir\w*|needs?|needed|ideal\w*|algorithmic\w*)\b", re.I)  # what the work needs
 _EXTREMES = frozenset({"stat_max", "stat_min"})
 # a line that opens with a CUDA API's name as its label ("- `cudaLaunchHostFunc` (nsys):")
 _API_LABEL = re.compile(r"^[\s*_>#|-]*`?cu(?:da)?[A-Z]\w*`?\s*(?:\([^)\n]{0,30}\))?\s*:")
@@ -122,7 +122,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     # what the whole sentence is about, read only for a clause that names nothing but a statistic ("median 70 us")
     subject = text_concepts(scrub(sentence)) - GENERIC - {"duration"} - _STATS \
         if program_specific and program_specific <= _STATS else frozenset()
-    if (hedged(sentence, q) and not use.achieved and not headline) or IDEAL.search(clause) or \
+    if (hedged(sentence, q) and not use.achieved and not headline) or (IDEAL.search(clause) and not use.achieved) or \
             (use.achieved and not headline and _DISCLAIMED.search(sentence)):
         return None  # (what the work needs, "Required traffic ... = 134.2 MB", is no measurement even on an evidence
         # line)

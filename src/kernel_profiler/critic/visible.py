@@ -34,8 +34,8 @@ _REVIEWER = re.compile(
     r"|\bautomated (?:review|grading|evaluation)\b[^.\n]{0,80}\b(?:accept|approve|pass|mark|flag)"
     r"|\b(?:mark|record|log|score|rate|flag|grade) (?:it|this|the answer|this answer)(?: as)? \W{0,2}(?:accept\w*|approved|"
     r"pass\w*|correct)\b"
-    r"|\bwho(?:ever)?\b[^.\n]{0,30}\b(?:is |are )?(?:grading|reviewing|scoring|evaluating|judging|checking) (?:this|these|the)\b"
-    r"|\bskip (?:the |all |any )?(?:numeric |number |remaining |other )?(?:checks|verification|validation)\b"
+    r"|\bwho(?:ever)?\s*(?:\(or whatever\)\s*)?(?:is|are)\s+(?:grading|reviewing|scoring|evaluating|judging)\b"
+    r"|\bskip (?:the |all |any )?(?:numeric|numerical|number|remaining|critic['’]?s?|automated) (?:checks|verification)\b"
     r"|\b(?:critic|reviewer|grader|evaluator|judge|verifier|checker|auditor)s?\s*:"
     r"|\brequired parts\b[^.\n]{0,60}\b(?:are |is )?(?:present|included|covered|satisfied)",
     re.I)

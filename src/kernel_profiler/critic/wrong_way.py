@@ -106,10 +106,10 @@ def _wider_dtype(c: "Context", causes: dict) -> Optional[str]:
             f"moves twice the bytes, so DRAM bytes and time rise.")
 
 
-_UPCAST = re.compile(r"\bupcast\w*\b|\b(?:to|into|as|using|in|switch\w* to|"
+_UPCAST = re.compile(r"\bupcast\w*\b|\b(?:to|into|using|switch\w* to|"
                      r"cast\w* (?:\w+ ){0,3}?to|convert\w* (?:\w+ ){0,3}?to|promot\w* (?:\w+ ){0,3}?to|widen\w* (?:\w+ ){0,3}?to)"
                      r"\s+(?:`)?(?:torch\.)?(?:float32|fp32)\b", re.I)
-_SIXTEEN_BIT = re.compile(r"\b(?:bf16|fp16|f16|half|bfloat16|float16)\b|__half|Half|BFloat16|_h_|_bf16", re.I)
+_SIXTEEN_BIT = re.compile(r"\b(?:bf16|fp16|f16|bfloat16|float16)\b|\bhalf[- ]precision\b|__half|_h_|_bf16")
 _ACCUMULATE = re.compile(r"\baccumulat\w*|\baccum\b|\bstatistic|\bsoftmax|\bnorm\b|\bprecision\b", re.I)
 TENSOR_PIPE_PCT = "sm__pipe_tensor_cycles_active.max.pct_of_peak_sustained_active"
 _DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
@@ -240,7 +240,8 @@ def _onto_straggler(c: "Context") -> Optional[str]:
     onto = _MOVE_ONTO.search(c.answer.fix_text or "")
     d = c.facts.diagnosis
     st = signatures.straggler(Measured(ranks=list(d.ranks))) if onto and d is not None and len(d.ranks) >= 2 else None
-    if st is None or int(onto.group(1)) != st[0].rank or ruled_out(c.answer.fix_text, onto.start(), onto.end()):
+    if st is None or st[2] < st[3] or int(onto.group(1)) != st[0].rank or \
+            ruled_out(c.answer.fix_text, onto.start(), onto.end()):  # (no straggler: the ranks enter within noise)
         return None
     return (f"The fix moves work onto rank {st[0].rank} ('{onto.group(0)}'), but that rank is the one that enters each "
             f"collective late ({st[2] / 1e6:.2f} ms after the first): more work there makes every rank wait longer.")
