@@ -195,8 +195,7 @@ def clock_throttling(telemetry: list[dict]) -> Optional[dict]:
     busy samples with a power/thermal reason, the reasons, the median busy SM clock and the maximum; None when
     no file shows it (fewer than 5 busy samples, or throttled in under THROTTLE_MIN_SHARE of them)."""
     for t in telemetry:
-        busy = [s for s in t.get("samples") or [] if isinstance(s, dict)
-                and (s.get("gpu_util_pct") or 0) >= BUSY_UTIL_PCT and s.get("sm_clock_mhz")]
+        busy = busy_samples(t)
         if len(busy) < 5:
             continue
         hot = [s for s in busy if set(s.get("throttle_reasons") or []) & (POWER_REASONS | THERMAL_REASONS)]
@@ -210,3 +209,27 @@ def clock_throttling(telemetry: list[dict]) -> Optional[dict]:
                 "clock_max_mhz": float(gpus[0]["max_sm_clock_mhz"]) if gpus else clocks[-1],
                 "power": bool(set(reasons) & POWER_REASONS)}
     return None
+
+
+def _clocked(t: dict) -> list[dict]:
+    return [s for s in t.get("samples") or [] if isinstance(s, dict) and s.get("sm_clock_mhz")]
+
+
+def busy_samples(t: dict) -> list[dict]:
+    """A telemetry file's samples with an SM clock, taken while the GPU was busy (BUSY_UTIL_PCT)."""
+    return [s for s in _clocked(t) if (s.get("gpu_util_pct") or 0) >= BUSY_UTIL_PCT]
+
+
+def clock_summary(t: dict) -> Optional[dict]:
+    """One telemetry file's clocks and utilisation: the median and lowest SM clock while busy (over all samples when
+    none is busy), the median busy memory clock, the median and highest NVML utilisation; None without samples."""
+    samples = _clocked(t)
+    if not samples:
+        return None
+    busy = busy_samples(t) or samples
+    clocks = [float(s["sm_clock_mhz"]) for s in busy]
+    mem = [float(s["mem_clock_mhz"]) for s in busy if s.get("mem_clock_mhz")]
+    util = [float(s.get("gpu_util_pct") or 0) for s in samples]
+    return {"source": t.get("source") or "telemetry", "sm_clock_median_mhz": median(clocks),
+            "sm_clock_min_mhz": min(clocks), "mem_clock_median_mhz": median(mem) if mem else None,
+            "util_median_pct": median(util), "util_max_pct": max(util)}

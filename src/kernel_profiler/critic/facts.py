@@ -15,7 +15,6 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Iterable, Optional
-from statistics import median
 
 from .. import devices
 from ..artifacts.tables import Artifacts, KernelProfile, Timeline
@@ -478,23 +477,20 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
 
 def _telemetry_facts(f: Facts, t: dict, throttled: Optional[str]) -> None:
     """One telemetry file's SM clock (median and lowest while busy), memory clock and GPU utilisation."""
-    from ..telemetry import BUSY_UTIL_PCT
+    from ..telemetry import clock_summary
 
-    samples = [s for s in t.get("samples") or [] if isinstance(s, dict) and s.get("sm_clock_mhz")]
-    if not samples:
+    c = clock_summary(t)
+    if c is None:
         return
-    src = t.get("source") or "telemetry"
-    busy = [s for s in samples if (s.get("gpu_util_pct") or 0) >= BUSY_UTIL_PCT] or samples
-    clocks = [float(s["sm_clock_mhz"]) * 1e6 for s in busy]
+    src = c["source"]
     if src != throttled:  # (the throttled file's median is given with its throttling)
-        f.add("telemetry.sm_clock_mhz_median", median(clocks), "hz", src, None, "median busy SM clock")
-    f.add("telemetry.sm_clock_mhz_min", min(clocks), "hz", src, None, "lowest busy SM clock")
-    mem = [float(s["mem_clock_mhz"]) * 1e6 for s in busy if s.get("mem_clock_mhz")]
-    if mem:
-        f.add("telemetry.mem_clock_mhz_median", median(mem), "hz", src, None, "median busy memory clock")
-    util = [float(s.get("gpu_util_pct") or 0) for s in samples]
-    f.add("telemetry.gpu_util_pct_median", median(util), "pct", src, None, "median NVML GPU utilisation")
-    f.add("telemetry.gpu_util_pct_max", max(util), "pct", src, None, "highest NVML GPU utilisation")
+        f.add("telemetry.sm_clock_mhz_median", c["sm_clock_median_mhz"] * 1e6, "hz", src, None, "median busy SM clock")
+    f.add("telemetry.sm_clock_mhz_min", c["sm_clock_min_mhz"] * 1e6, "hz", src, None, "lowest busy SM clock")
+    if c["mem_clock_median_mhz"] is not None:
+        f.add("telemetry.mem_clock_mhz_median", c["mem_clock_median_mhz"] * 1e6, "hz", src, None,
+              "median busy memory clock")
+    f.add("telemetry.gpu_util_pct_median", c["util_median_pct"], "pct", src, None, "median NVML GPU utilisation")
+    f.add("telemetry.gpu_util_pct_max", c["util_max_pct"], "pct", src, None, "highest NVML GPU utilisation")
 
 
 def api_base(name: str) -> str:

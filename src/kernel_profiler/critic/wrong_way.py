@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Optional
 
+from .. import signatures
 from ..catalog import CATALOG
+from ..signatures import TENSOR_CORE_NAME, Measured
 from .context import subject
 from .unverified import ruled_out
 
@@ -129,7 +131,6 @@ def _upcast_16bit(c: "Context", causes: dict, key: Optional[str]) -> Optional[st
               not _ACCUMULATE.search(fix[max(0, m.start() - 40):m.end() + 20])), None)
     if m is None:
         return None
-    from ..signatures import TENSOR_CORE_NAME
     tensor = TENSOR_CORE_NAME.search(name) or any(f.value >= 10 for f in c.facts.named(TENSOR_PIPE_PCT, key)) \
         if key else False
     memory = bool(set(causes) & _MEMORY_CAUSES) or c.facts.diagnosis is not None and c.facts.diagnosis.bound == "memory" \
@@ -234,9 +235,6 @@ _MOVE_ONTO = re.compile(r"\b(?:move|moving|shift|shifting|give|giving|hand|assig
 
 def _onto_straggler(c: "Context") -> Optional[str]:
     """A fix that moves work onto the rank that enters the collectives late: every rank then waits longer for it."""
-    from .. import signatures
-    from ..signatures import Measured
-
     onto = _MOVE_ONTO.search(c.answer.fix_text or "")
     d = c.facts.diagnosis
     st = signatures.straggler(Measured(ranks=list(d.ranks))) if onto and d is not None and len(d.ranks) >= 2 else None
