@@ -45,7 +45,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"shared_mem|shared_bytes|smem", "shared_mem"),
     (r"launch__grid_size|grid_blocks|grid_[xyz]$|\.grid$", "grid"),
     (r"launch__block_size|\.block$|block_[xyz]$", "block"), (r"launch__thread_count", "block"),
-    (r"issue_floor", "floor issue_floor"), (r"whole_run_overlap_pairs", "overlap streams"),
+    (r"issue_floor", "floor issue_floor"), (r"whole_run_overlap_pairs", "overlap streams launches"),
     (r"sm_count|multiprocessor_count|_sms$", "sm_count"), (r"idle_sms", "idle"), (r"busy_sms", "busy"),
     # the device's per-SM and per-block limits (ncu device__attribute_*): the ceilings of occupancy
     (r"device__attribute_max_(warps|threads|blocks)_per_(multiprocessor|scheduler)|limits_max_cta_per_sm",

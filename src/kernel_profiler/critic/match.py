@@ -103,10 +103,15 @@ def candidates(q: Quantity) -> list[tuple[str, float, float]]:
         if q.alt:
             out += [("bytes", q.alt, t * q.alt / max(v, 1e-30)), ("count", q.alt, t * q.alt / max(v, 1e-30))]
         return out
+    if q.family == "count" and v == 0:
+        return [(fam, 0.0, t) for fam in _FAMILIES]  # "`pcie__read_bytes.sum.per_second` = 0": nothing, in any unit
     if q.family == "count":
         return [(fam, v, t) for fam in ("count", "ratio", "pct", "bytes") if fam != "pct" or v <= 100.0] + \
             ([("count", q.alt, t * q.alt / max(v, 1e-30))] if q.alt else [])
     return [(q.family, v, t)]
+
+
+_FAMILIES = ("count", "ratio", "pct", "bytes", "byte_rate", "flop_rate", "time", "hz")
 
 
 def close(a: float, b: float, tol: float) -> bool:
@@ -134,6 +139,10 @@ def kernel_mentions(text: str, facts: Facts) -> set[str]:
             out.add(key)
         elif any(key.startswith(h.split("<")[0]) and t in key for h, t in elided):
             out.add(key)
+    for word in words & _LIBRARY_PREFIXES:  # "nvjet avg duration": the library prefix of exactly one kernel's name
+        hits = [key for key in facts.kernels if key.startswith(word + "_")]
+        if len(hits) == 1:
+            out.add(hits[0])
     for word in _CODE_WORD.findall(low) + _NAMED_KERNEL.findall(low):  # `tanh`, "the tanh kernel": a word of exactly
         # one kernel's full name (its functor, its op)
         hits = [key for key in facts.kernels if re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", key)]
@@ -142,6 +151,8 @@ def kernel_mentions(text: str, facts: Facts) -> set[str]:
     return out
 
 
+_LIBRARY_PREFIXES = frozenset({"nvjet", "cutlass", "xmma", "sm80", "sm90", "ampere", "hopper", "triton", "ncclDevKernel",
+                               "cudnn", "cublas", "cublasLt", "flash", "gemv", "gemm"})
 _CODE_WORD = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
 _NAMED_KERNEL = re.compile(r"\b(?:the|a|its|each)\s+([A-Za-z_][A-Za-z0-9_]{3,})\s+kernels?\b", re.I)
 # a sentence about several kernels at once ("each kernel", "every one of them", "the kernels are individually ...",
