@@ -21,7 +21,9 @@ _DIR_WORDS = {"increase": "increase", "raise": "increase", "rise": "increase", "
               "down": "decrease", "fall": "decrease", "fewer": "decrease", "less": "decrease", "shrink": "decrease",
               "cut": "decrease", "eliminate": "decrease", "remove": "decrease", "disappear": "decrease",
               "halve": "decrease", "vanish": "decrease"}
-_DIR_WORD = re.compile(r"\b(" + "|".join(_DIR_WORDS) + r")(s|es|ed|d|ing)?\b", re.I)
+_DIR_WORDS["half"] = "decrease"  # "half the bytes", "half as many launches"; not "the other half", "half-precision"
+_DIR_WORD = re.compile(r"\b(" + "|".join(w for w in _DIR_WORDS if w != "half") +
+                       r"|half(?=\s+(?:the|as\s+(?:many|much))\b))(s|es|ed|d|ing)?\b", re.I)
 _IDIOM = re.compile(r"\s+(?:generally|specifically|importantly|likely|precisely|or less|than once|often than not)\b", re.I)
 _MOTION = re.compile(r"\b(?:go(?:es|ing)?|went|gone|move[sd]?|climb\w*|jump\w*|ramp\w*|push\w*|bring\w*|come[s]?|"
                      r"ris\w*|shoot\w*|get[s]?)\s+$", re.I)
@@ -38,13 +40,15 @@ def _dir_search(text: str) -> Optional[re.Match]:
             continue  # "can move it by more than ~7%", "no more than 5%": a size, not a direction
         if m.group(1).lower() == "up" and re.match(r"\s+to\b", text[m.end():]) and not _MOTION.search(text[:m.start()]):
             continue
+        if m.group(1).lower() == "double" and re.match(r"[\s-]+(?:buffer\w*|precision|check\w*|loads?)\b", text[m.end():], re.I):
+            continue  # "double buffering", "double precision": a kind of thing, no rise
         if m.group(1).lower() in ("up", "down") and text[m.start() - 1:m.start()] == "-":
             continue  # "start-up", "warm-up", "slow-down": a noun, no move
         return m
     return None
 
 
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|step time|(?:reported )?time per step|(?:gpu_)?busy[_ ]fraction|GPU busy|GPU utili[sz]ation|idle time|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|(?:XU|FMA|ALU|FP64|fp64|LSU)[- ]pipe\b|step time|(?:reported )?time per step|(?:gpu_)?busy[_ ]fraction|GPU busy|GPU utili[sz]ation|idle time|"
                            r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)[A-Za-z]\w*)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
@@ -54,7 +58,7 @@ _NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|F
 # "host-to-device bytes per step", "busy"): read when the fix names no profiler metric or listed name
 _OUTCOME = re.compile(r"\b((?:[\w'-]+ ){0,2}(?<!-)(?:time(?!\s+\d)|step(?: time)?(?=\s+(?:should|will|to|from|drops?|falls?|~?\d))|duration|lag|delay|bytes|traffic|bandwidth|throughput|busy(?: fraction)?|"
                       r"[\w-]*(?:active|busy|idle) fraction|utili[sz]ation|occupancy|launches|idle(?: time)?|rate|speed|T?FLOP/s|calls|stalls|wavefronts|sectors|"
-                      r"requests|transactions|conflicts|instructions|count)(?: per (?:step|op|launch|call|iteration))?)\b",
+                      r"requests|transactions|conflicts|instructions|count|migrations|(?:page[- ])?faults)(?: per (?:step|op|launch|call|iteration))?)\b",
                       re.I)
 
 
@@ -65,12 +69,15 @@ def clause_direction(clause: str) -> Optional[str]:
     d = _dir_search(clause)
     w = _FROM_TO_WORD.search(clause)
     arrow = _UP_DOWN.search(clause)
-    past = _PAST.search(clause)
-    first = min(moves + [x for x in (d, w, arrow, past) if x], key=lambda m: m.start(), default=None)
+    past = _PAST.search(clause) or _MUCH.search(clause)
+    gone = _TO_NOTHING.search(clause)
+    first = min(moves + [x for x in (d, w, arrow, past, gone) if x], key=lambda m: m.start(), default=None)
     if first is None:
         return None
+    if first is gone:  # "host time per step -> ~0", "migrations -> a few"
+        return "decrease"
     if first is past:  # "tensor-pipe active well above 30.7%": the value it will reach, past the one it has
-        return "increase" if past.group(1).lower() in ("above", "over", "beyond") else "decrease"
+        return "increase" if past.group(1).lower() in ("above", "over", "beyond", "≫", ">>") else "decrease"
     if first is arrow:  # "GPU busy ↑ to >80 %", "step ↓ 3.25 ms → ~2.45 ms"
         return "increase" if arrow.group(0) in _UP else "decrease"
     if first is w:  # "from 0% to a high share"
@@ -80,7 +87,10 @@ def clause_direction(clause: str) -> Optional[str]:
     return "increase" if _rises(first) else "decrease"
 
 
+_TO_NOTHING = re.compile(r"(?:→|->|=>|⟶)\s*(?:~|≈|about\s+)?(?:0(?![\d.,]*\d)|zero\b|none\b|nothing\b|a few\b|a handful\b)",
+                         re.I)
 _PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:well|far|much|clearly|comfortably)\s+(above|over|beyond|below|under)\s+~?\d", re.I)
+_MUCH = re.compile(r"^\W{0,3}?(?:\w+\s+){0,2}?(≫|>>|≪|<<)\s*~?\d")  # "tensor pipe active ≫ 0": far past the value
 _UP = "↑⬆▲"
 _UP_DOWN = re.compile(r"[↑⬆▲↓⬇▼]")  # an arrow written beside the metric says which way it moves
 _FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:wards?)?\s+(?:the\s+)?"

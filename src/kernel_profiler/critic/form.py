@@ -17,7 +17,7 @@ from .numbers import scrub, sentences
 from .direction import fix_metric_direction
 from .json_text import answer_of_json, as_labelled_text, json_object, unfence
 from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
-from .hypotheses import accepted_hypothesis, opens_a_hypothesis
+from .hypotheses import accepted_block, accepted_hypothesis, opens_a_hypothesis
 from .notes import VERDICT_LABEL, terse, titled
 from .paragraphs import ORDER, paragraphs, unlabelled
 from .roles import BOUND as _BOUND, VERDICT as _VERDICT, opens_with_a_change, read_roles, says_what_to_do
@@ -184,7 +184,7 @@ _CHECKBOX = re.compile(r"^([ \t]*[-*+][ \t]+)\[[ xX]\][ \t]*", re.M)  # "- [x] *
 
 _HEADING_SAYS = re.compile(r"[ \t]{0,3}#{1,6}[ \t]*[A-Za-z][\w '’-]{0,30}:[ \t]*(\S[^\n]{3,})$")  # "## Verdict: near peak"
 _EXPLAINS = re.compile(r"(?:the )?(?:floor|roofline|arithmetic|math|gap|ceiling)s?|speed[- ]of[- ]light", re.I)
-_FIX_TAIL = re.compile(r"^[\s#*_\d.)]*(?:metrics?|outcome|predict\w*|verif\w*|validat\w*|success|result|target|"
+_FIX_TAIL = re.compile(r"^[\s#*_\d.)+•-]*(?:metrics?|outcome|predict\w*|verif\w*|validat\w*|success|result|target|"
                        r"what (?:should|will) (?:move|change))\b", re.I)
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.M | re.S)
 
@@ -261,6 +261,8 @@ def _parse_markdown(text: str) -> Answer:
     hypothesis = accepted_hypothesis(text) if opens_a_hypothesis(head) or "?" in scrub(head) else None  # (a question
     # read as the verdict: the log's answer is)
     if hypothesis:  # a log that opens with a hypothesis it rejects: its verdict is the one it accepts
+        if sections.get("mechanism", "").strip() == head.strip():  # and a log read as paragraphs: its title is no
+            sections["mechanism"] = accepted_block(text) or ""  # mechanism, the hypothesis it accepts explains
         sections["bottleneck"] = hypothesis
     if not all(sections.get(p, "").strip() for p in ORDER) or not numbers_of(sections.get("evidence", "")):
         by_role = read_roles(text)  # a part the layout leaves unnamed (or evidence without a number): read by role

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-_HEAD = re.compile(r"^[ \t>#*_-]*(?:H\d{1,2}|Hypothesis\s*\d{1,2})\b", re.I | re.M)
+_HEAD = re.compile(r"^[ \t>#*_-]*(?:H\d{1,2}|Hypothesis\s*\d{1,2})\b|^[ \t]*#\d{1,2}\b", re.I | re.M)  # ("#3 ...")
 # a log of numbered questions ("1. Is the occupancy cap still there? ... -> No.", "3. *Launch overhead?* ... **This is
 # it.**"): its items are its hypotheses when two of them or more open with a question
 _ITEM = re.compile(r"^[ \t]{0,3}\d{1,2}[.)][ \t]+", re.M)
@@ -35,13 +35,38 @@ def opens_a_hypothesis(text: str) -> bool:
     return bool(_HEAD.match((text or "").lstrip()) or _QUESTION.match(text or "") or _LOG_TITLE.match(text or ""))
 
 
-_LOG_TITLE = re.compile(r"[\s#*_>-]*(?:hypothes[ie]s\s+log|hypothes[ie]s)\b[^\n.]{0,60}$", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_LOG_TITLE = re.compile(r"[\s#*_>-]*(?:hypothes[ie]s\s+log|hypothes[ie]s)\b[^\n.]{0,120}$", re.I)
 
 
 def accepted_hypothesis(text: str) -> Optional[str]:
     """The verdict of a log of two or more hypotheses, exactly one of them accepted: its title and the sentence that
     accepts it ("H3 — memory latency with too few bytes in flight. Accepted: latency-bound on scalar loads."); None
     for any other text."""
+    block = accepted_block(text)
+    if block is None:
+        return None
+    bold = _BOLD_TITLE.match(block.strip())
+    question = _QUESTION.match(block)
+    quoted = _QUOTED_TITLE.match(block)
+    title = bold.group(1) if bold else question.group(0) if question else quoted.group(1) if quoted else \
+        block.strip().splitlines()[0]
+    title = re.sub(r"[*_#>]", "", title).strip().replace("?", ".", 1)  # ("Launch overhead? ... This is it.": the
+    # accepted question is its claim)
+    found = _YES.search(block)
+    rest = block[found.start():] if found else _after_title(block)
+    said = re.sub(r"[*_]", "", rest).strip().splitlines()[0].strip()
+    if found and len(re.findall(r"[A-Za-z]{3,}", said)) <= 2:  # "... because allow_tf32=False. ACCEPTED.": the
+        closed = _SENTENCE_END.split(" ".join(block[:found.start()].split()))[-1]  # the sentence it closes
+        said = f"{closed} {said}"
+    return f"{title.rstrip('.')}. {said}"
+
+
+_QUOTED_TITLE = re.compile(r"\s*#\d{1,2}\s+[\"“]([^\"”\n]{2,80})[\"”]")  # '#3 "the math path" - ...'
+
+
+def accepted_block(text: str) -> Optional[str]:
+    """The one hypothesis a log of two or more accepts, whole; None for any other text."""
     starts = [m.start() for m in _HEAD.finditer(text or "")]
     if len(starts) < 2:
         starts = [m.start() for m in _ITEM.finditer(text or "")]
@@ -49,15 +74,4 @@ def accepted_hypothesis(text: str) -> Optional[str]:
             return None
     blocks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
     yes = [b for b in blocks if _YES.search(b) or _ANSWERED_YES.match(_after_title(b))]
-    if len(yes) != 1:
-        return None
-    block = yes[0]
-    bold = _BOLD_TITLE.match(block.strip())
-    question = _QUESTION.match(block)
-    title = bold.group(1) if bold else question.group(0) if question else block.strip().splitlines()[0]
-    title = re.sub(r"[*_#>]", "", title).strip().replace("?", ".", 1)  # ("Launch overhead? ... This is it.": the
-    # accepted question is its claim)
-    found = _YES.search(block)
-    rest = block[found.start():] if found else _after_title(block)
-    said = re.sub(r"[*_]", "", rest).strip().splitlines()[0].strip()
-    return f"{title.rstrip('.')}. {said}"
+    return yes[0] if len(yes) == 1 else None

@@ -137,7 +137,8 @@ _RECORD = {"metric", "value"}  # an evidence record: a metric and its value
 
 def _bullets(value: Any) -> list[str]:
     if isinstance(value, dict):
-        return [f"- {_label(k).lower()}: {_inline(v)}{_unit(k, v)}" for k, v in value.items()]
+        return [f"- {'' if v else 'not '}{_label(k).lower()}" if isinstance(v, bool) else  # "near_peak": false
+                f"- {_label(k).lower()}: {_inline(v)}{_unit(k, v)}" for k, v in value.items()]  # is a statement
     return [f"- {_inline(v)}" for v in value]
 
 

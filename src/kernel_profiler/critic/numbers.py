@@ -22,7 +22,7 @@ TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3,
 _BYTE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
                 "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
 COUNT_NOUNS = (r"warp-inst(?:ructions?)?|(?:warp[- ])?(?:stalls?|samples?)|ops|operations|sectors?|wavefronts?|requests?|registers?|blocks?|threads?|thr|warps?|launches|launch|kernels?|steps?|"
-               r"SMs?|instructions?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
+               r"SMs?|instructions?|instrs?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
                r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?|"
                r"useful bytes?")  # "4 useful bytes" (of each sector)
 _UNIT = (r"(?P<unit>"
@@ -39,6 +39,8 @@ QTY_QUALIFIED = re.compile(_NUM + r"\s+(?:(?!(?:of|per|in|at|and|or|to|the|so|ea
                            rf"(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
 # "230 `cudaStreamSynchronize` calls": a count noun after a code span (blanked by `scrub`) still says what is counted
 QTY_SPANNED = re.compile(_NUM + rf"\s{{3,}}(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
+# "10 cudaStreamSynchronize calls", "**832 cudaMemcpyAsync**": a count of calls of the API function it names
+QTY_API = re.compile(_NUM + r"[ \t*_]+(?:cuda|cu|nccl)[A-Z]\w*[*_]*(?:\s+calls?\b)?")
 BARE = re.compile(_NUM + r"(?![\w])(?!-(?:bit|dimensional|D)\b)")  # "64-bit", "6-dimensional": a width, no count
 _BACKTICK = re.compile(r"`[^`]*`")
 METRIC_TOKEN = re.compile(r"\b[a-z0-9]+__[\w.]+(?:\s*[/+]\s*[a-z0-9]+__[\w.]+)*|\b(?:timeline|derived|sass)\.(?!(?:txt|log|csv|json)\b)[\w.+/]+")
@@ -154,9 +156,10 @@ def quantities(text: str) -> list[Quantity]:
     t = scrub(text)
     out = [to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()) for m in QTY.finditer(t)]
     taken = {q.start for q in out}
-    for m in [*QTY_QUALIFIED.finditer(t), *QTY_SPANNED.finditer(t)]:
+    for m in [*QTY_QUALIFIED.finditer(t), *QTY_SPANNED.finditer(t), *QTY_API.finditer(t)]:
         if m.start() not in taken and not any(q.start <= m.start() < q.end for q in out):
-            out.append(to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()))
+            unit = m.groupdict().get("unit") or "calls"
+            out.append(to_quantity(m["num"], m["exp"], m["mult"], unit, m.start(), m.end()))
             taken.add(m.start())
     for q in list(out):
         head = _RANGE_HEAD.search(t[max(0, q.start - 24):q.start])

@@ -11,7 +11,7 @@ from .roles import (BOUND as _BOUND, FIX_START as _FIX_START, VERDICT as _VERDIC
 
 ORDER = ("bottleneck", "evidence", "mechanism", "fix")
 # a leading number or bold label; a bold sentence ("**The program is host-bound by launch overhead.**") is no label
-LABEL = re.compile(r"^(?:\d+[.)][ \t]*)?(?:(\*\*|__)(?![^*_\n]*?\s\S+\s\S+\s\S+[^*_\n]*?[.!]\1)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")
+LABEL = re.compile(r"^(?:\d+[.)](?:[ \t]+|(?=\*\*|__)))?(?:(\*\*|__)(?![^*_\n]*?\s\S+\s\S+\s\S+[^*_\n]*?[.!]\1)[^*_\n]{1,60}?\1[ \t]*[.:]?[ \t]*)?")
 
 
 def paragraphs(text: str) -> list[str]:
