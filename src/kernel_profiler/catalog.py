@@ -306,7 +306,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
     _e("instruction_bound", "compute", "instruction issue", "kernel", _CMP + "detect_instruction_bound",
        "sig_instruction",
        r"instruction[- ](issue|bound|limited)|issue[- ](bound|limited)|(?:XU|SFU|MUFU|conversion)(?: pipe| unit)?(?: \([\w ]+\))? "
-       r"(?:is )?(?:saturated|pinned|busy)|(?:pipe|unit) (?:is )?(?:saturated|pinned) by (?:\S+ )?conversions",
+       r"(?:is )?(?:saturated|pinned|busy|pegged)|(?:pipe|unit) (?:is )?(?:saturated|pinned) by (?:\S+ )?conversions|"
+       r"(?:conversion|XU|SFU|MUFU|issue)[- ]rate (?:limit|ceiling)",
        {"": "Cut instructions per element: hoist index math out of loops, use vector loads, replace divisions/"
             "transcendentals with cheaper forms, unroll to amortize control flow.",
         "library": _LIB + "use a fused or lower-precision variant of the op."},

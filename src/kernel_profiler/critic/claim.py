@@ -34,6 +34,7 @@ _ASSERT_BEFORE = re.compile(
     r"set|dictated) (?:by|on)\b|-bound\b|\bbound\b|\bbottleneck(?:ed)?\b|\blimiter\b|\b(?:stall|wait)(?:s|ing|ed)? "
     r"(?:on|for)\b|\bbecause(?: of)?\b|\bdue to\b|\bcaused by\b|\bcomes? from\b|\bsuffer(?:s|ed|ing)?(?: from)?\b|\bincur(?:s|red|ring)?\b|"
     r"\bspends?\b|\bcosts?\b|\b(?:signature|symptom|hallmark|sign) of\b|\b(?:classic|textbook|typical)\b|"
+    r"\b(?:culprit|root[- ]cause|cause)\s*(?:=|:|is\b)|"
     r"\bis\b|\bare\b", re.I)
 _ASSERT_AFTER = re.compile(
     r"^[^.;:]{0,60}?\b(?:limits?|costs?|dominates?|serializ\w+|stalls?|starves?|throttles?|caps?|"
@@ -76,9 +77,13 @@ _LATENCY_LIMIT = re.compile(r"\b(?:limit|floor|bound)\s+of\s+\W{0,2}(?:its|the|a
                             r"\b(?:latency|dependen\w*|chain)[- ](?:floor|limit|bound)\b", re.I)
 
 
+# the rate of one unit the roofline does not draw ("at the conversion-rate limit"): a limit of instruction issue
+RATE_LIMIT = re.compile(r"(?:conversion|XU|SFU|MUFU|issue)[- ]rate (?:limit|ceiling)", re.I)
+
+
 def _done(text: str) -> bool:
     """Whether the text says the kernel/program is done (at its ceiling), in a clause that does not negate it."""
-    if _LATENCY_LIMIT.search(text):
+    if _LATENCY_LIMIT.search(text) or RATE_LIMIT.search(text):
         return False
     for m in DONE.finditer(text):
         a, b = _clause_span(text, m.start(), m.end())
@@ -106,7 +111,7 @@ def _hits(text: str, raw: str) -> list[tuple[int, int, str]]:
                 continue
             if _SUBORDINATE.match(text[a:m.start()]):
                 continue  # "Once cuBLAS is initialised, ...": a condition set apart, not the claim
-            if any(a <= m.start() < b for a, b in ceilings):
+            if any(a <= m.start() < b for a, b in ceilings) and not RATE_LIMIT.match(text, m.start()):
                 continue  # "near the FMA ceiling": the ceiling, not a cause
             if re.match(r"[- ]bound\b", text[m.end():m.end() + 7]) and any(a <= c < b for c, _ in ceilings):
                 continue  # "tensor-core-bound at the roofline": the ceiling reached, not a cause

@@ -3,9 +3,13 @@ fraction of its peak; one called compute- or latency-bound must not be streaming
 compute-bound must keep some unit of its SM busy over the kernel's elapsed time."""
 from __future__ import annotations
 
+import re
+
 from .. import signatures
 from .context import Context
 from .context import subject
+from .numbers import scrub, sentences
+from .unverified import ruled_out
 
 DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -71,4 +75,44 @@ def kernel_bound(c: Context, b: str) -> list[str]:
     if b == "latency" and c.claimed is None and issue is not None and issue >= signatures.ISSUE_HIDES_LATENCY:
         return [f"The answer calls {who} latency-bound, but its SM issues an instruction {issue:.1f}% of active "
                 f"cycles ({ISSUE_PCT}): the warps are not waiting, the instructions are the work."]
+    return _idle_pipe(c, key, who) if b == "compute" else []
+
+
+# an SM pipe an answer names as the limit ("DFMA throughput is the limit", "saturate the double-precision units"),
+# with the metrics of its utilisation
+PIPES = {"FP64": (r"\bFP64 (?:units?|pipe|throughput|rate)|double[- ]precision (?:units?|pipe|throughput|rate)|"
+                  r"\bDFMA (?:throughput|rate|units?|pipe)", r"pipe_fp64"),
+         "FMA": (r"\bFMA (?:pipe|units?|throughput)|\bFP32 (?:pipe|units?|throughput)|\bFFMA (?:throughput|rate)",
+                 r"pipe_fma(?!heavy|lite)"),
+         "XU": (r"\b(?:XU|SFU|MUFU)(?: pipe| units?| throughput)?\b|special[- ]function units?", r"pipe_xu"),
+         "ALU": (r"\bALU (?:pipe|units?|throughput)", r"pipe_alu"),
+         "tensor": (r"\btensor (?:pipe|cores?|units?) (?:throughput|rate)", r"pipe_tensor(?:_op_hmma)?_cycles_active")}
+_LIMIT = re.compile(r"saturat\w*|\bis the (?:limit|limiter|bottleneck)\b|\blimit(?:s|ed|ing)?\b|\bbound\b|pegged|"
+                    r"maxed|bottleneck", re.I)
+PIPE_IDLE_PCT, PIPE_BUSY_PCT = 40.0, 80.0  # a named pipe under this while another is over that: not the limit
+
+
+def _pipe_pct(c: Context, key: str, pattern: str) -> float | None:
+    vals = [f.value for m, fs in c.facts.by_metric.items() if re.search(pattern, m) and "pct_of_peak" in m
+            for f in fs if f.kernel == key and f.family == "pct"]
+    return max(vals, default=None)
+
+
+def _idle_pipe(c: Context, key: str, who: str) -> list[str]:
+    """A pipe the answer names as the compute limit must be busy: "FP64 throughput is the limit" for a kernel whose
+    FP64 pipe is 10% busy while its XU pipe is 81% busy names the wrong unit."""
+    text = scrub(f"{c.answer.bottleneck}\n{c.answer.explanation}")
+    busy = {name: _pipe_pct(c, key, pat) for name, (_, pat) in PIPES.items()}
+    for s in sentences(text):
+        if not _LIMIT.search(s):
+            continue
+        for name, (words, _) in PIPES.items():
+            m = re.search(words, s, re.I)
+            pct = busy[name]
+            if m is None or pct is None or pct >= PIPE_IDLE_PCT or ruled_out(s, m.start(), m.end()):
+                continue
+            other = max(((v, n) for n, v in busy.items() if v is not None and n != name), default=None)
+            if other is not None and other[0] >= PIPE_BUSY_PCT:
+                return [f"The answer names the {name} pipe as what limits {who}, but it is {pct:.1f}% busy while the "
+                        f"{other[1]} pipe is {other[0]:.1f}% busy: the busy pipe is the limit."]
     return []
