@@ -33,7 +33,7 @@ from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
 from .bound_words import answer_bound, on_device, timeline_verdict
 from .chain import causal_chain
-from .kernel_bound import kernel_bound
+from .kernel_bound import idle_pipe, kernel_bound
 from .visible import addressed_to_reviewer
 from .match import (answer_scope, close, kernel_mentions)
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
@@ -211,6 +211,9 @@ def _wrong_rank(c: Context, mid: str) -> list[str]:
 
 
 def check_bound(c: Context) -> list[str]:
+    pipe = idle_pipe(c)  # "FP64 throughput bound" for a kernel whose FP64 pipe idles beside a saturated one
+    if pipe:
+        return pipe
     b, v, s = answer_bound(c), timeline_verdict(c.facts), c.facts.timeline
     if b is None or b in ("inconclusive", "comms"):
         return []

@@ -8,7 +8,7 @@ import re
 from .. import signatures
 from .context import Context
 from .context import subject
-from .numbers import scrub, sentences
+from .numbers import sentences
 from .unverified import ruled_out
 
 DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
@@ -75,7 +75,7 @@ def kernel_bound(c: Context, b: str) -> list[str]:
     if b == "latency" and c.claimed is None and issue is not None and issue >= signatures.ISSUE_HIDES_LATENCY:
         return [f"The answer calls {who} latency-bound, but its SM issues an instruction {issue:.1f}% of active "
                 f"cycles ({ISSUE_PCT}): the warps are not waiting, the instructions are the work."]
-    return _idle_pipe(c, key, who) if b == "compute" else []
+    return []
 
 
 # an SM pipe an answer names as the limit ("DFMA throughput is the limit", "saturate the double-precision units"),
@@ -89,6 +89,7 @@ PIPES = {"FP64": (r"\bFP64 (?:units?|pipe|throughput|rate)|double[- ]precision (
          "tensor": (r"\btensor (?:pipe|cores?|units?) (?:throughput|rate)", r"pipe_tensor(?:_op_hmma)?_cycles_active")}
 _LIMIT = re.compile(r"saturat\w*|\bis the (?:limit|limiter|bottleneck)\b|\blimit(?:s|ed|ing)?\b|\bbound\b|pegged|"
                     r"maxed|bottleneck", re.I)
+_CLAUSE = re.compile(r"[,;:()]|\b(?:while|whereas|but|and)\b")
 PIPE_IDLE_PCT, PIPE_BUSY_PCT = 40.0, 80.0  # a named pipe under this while another is over that: not the limit
 
 
@@ -98,19 +99,26 @@ def _pipe_pct(c: Context, key: str, pattern: str) -> float | None:
     return max(vals, default=None)
 
 
-def _idle_pipe(c: Context, key: str, who: str) -> list[str]:
+def idle_pipe(c: Context) -> list[str]:
     """A pipe the answer names as the compute limit must be busy: "FP64 throughput is the limit" for a kernel whose
-    FP64 pipe is 10% busy while its XU pipe is 81% busy names the wrong unit."""
-    text = scrub(f"{c.answer.bottleneck}\n{c.answer.explanation}")
+    FP64 pipe is 10% busy while its XU pipe is 81% busy names the wrong unit (whatever bound the answer states)."""
+    key = subject(c)
+    if not key:
+        return []
+    who = f"`{c.facts.kernels.get(key, key)}`"
+    heads = "\n".join(re.findall(r"^#{1,6}[ \t]+(.+)$", c.raw or "", re.M))  # "### damp: FP64 throughput bound"
+    text = f"{heads}\n{c.answer.bottleneck}\n{c.answer.explanation}".replace("`", " ")  # (not scrubbed: "FP64" stays)
     busy = {name: _pipe_pct(c, key, pat) for name, (_, pat) in PIPES.items()}
     for s in sentences(text):
-        if not _LIMIT.search(s):
-            continue
         for name, (words, _) in PIPES.items():
             m = re.search(words, s, re.I)
             pct = busy[name]
             if m is None or pct is None or pct >= PIPE_IDLE_PCT or ruled_out(s, m.start(), m.end()):
                 continue
+            a = max([0] + [x.end() for x in _CLAUSE.finditer(s, 0, m.start())])
+            b = next((x.start() for x in _CLAUSE.finditer(s, m.end())), len(s))
+            if not _LIMIT.search(s[a:b]) or re.search(r"\bonly\b|\bidle\b|\bnot\b", s[a:b], re.I):
+                continue  # "... pegged, while the FP64 pipe is only 11.7% busy": the pipe named in contrast
             other = max(((v, n) for n, v in busy.items() if v is not None and n != name), default=None)
             if other is not None and other[0] >= PIPE_BUSY_PCT:
                 return [f"The answer names the {name} pipe as what limits {who}, but it is {pct:.1f}% busy while the "

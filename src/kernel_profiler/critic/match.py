@@ -151,8 +151,7 @@ def kernel_mentions(text: str, facts: Facts) -> set[str]:
     return out
 
 
-_LIBRARY_PREFIXES = frozenset({"nvjet", "cutlass", "xmma", "sm80", "sm90", "ampere", "hopper", "triton", "ncclDevKernel",
-                               "cudnn", "cublas", "cublasLt", "flash", "gemv", "gemm"})
+_LIBRARY_PREFIXES = frozenset("nvjet cutlass xmma sm80 sm90 ampere hopper triton ncclDevKernel cudnn cublas flash".split())
 _CODE_WORD = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
 _NAMED_KERNEL = re.compile(r"\b(?:the|a|its|each)\s+([A-Za-z_][A-Za-z0-9_]{3,})\s+kernels?\b", re.I)
 # a sentence about several kernels at once ("each kernel", "every one of them", "the kernels are individually ...",
