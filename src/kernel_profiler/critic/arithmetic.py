@@ -182,6 +182,9 @@ def chains(sentence: str) -> list[Stated]:
         tail = re.search(r"(?:\bx|×|\*|/|\+)\s*$", t[ops[i - 1].end if i else 0:ops[i].start])  # "(... 32 threads) x
         if len(terms) >= 2 and j + 1 < len(ops) and _EQ.match(t[ops[j].end:ops[j + 1].start]) and not tail:  # 200 ..."
             r = ops[j + 1]
+            if re.match(r"\s?[-–]\s?\d", t[r.end:]):  # "69.8 us (ncu) / 50.8 us (nsys) = 8-11x": a range of
+                i = j + 1  # results, each from its own division; no one chain to check
+                continue
             acc, dims = _evaluate(ops[i:j + 1], between)
             if acc is None or (terms[0].family == "pct" and "mul" in kinds):
                 i = j + 1

@@ -213,7 +213,7 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
 UNIT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), frozenset(c.split())) for p, c in [
     (r"^sectors?(/|$)", "sectors"), (r"^sectors?/request", "sectors_per_request"),
     (r"^wavefronts?|^way$", "wavefronts bank_conflict"), (r"^requests?", "requests"),
-    (r"^registers?", "registers"), (r"^(blocks?|CTAs?)$", "grid occupancy_limit"), (r"^(?:threads?|thr)$|^threads?", "block divergence"),
+    (r"^registers?|^regs?$", "registers"), (r"^(blocks?|CTAs?)$", "grid occupancy_limit"), (r"^(?:threads?|thr)$|^threads?", "block divergence"),
     (r"^warps?", "occupancy"), (r"^(launch|launches|kernels?)$", "launches"), (r"^calls?$", "launches sync"), (r"^steps?$|^iterations?", "steps"),
     (r"^SMs?$", "sm_count"), (r"^(instructions?|inst)|^warp-inst", "inst"), (r"^(?:warp[- ])?(?:stalls?|samples?)$", "stall"), (r"^conflicts?", "bank_conflict"),
     (r"^banks?", "bank_conflict"), (r"^cycles?", "stall cycles"), (r"^lanes?", "divergence"), (r"^atomics?", "atomic"),

@@ -93,9 +93,9 @@ _PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:well|far|much|clearly|comfortably)\s
 _MUCH = re.compile(r"^\W{0,3}?(?:\w+\s+){0,2}?(≫|>>|≪|<<)\s*~?\d")  # "tensor pipe active ≫ 0": far past the value
 _UP = "↑⬆▲"
 _UP_DOWN = re.compile(r"[↑⬆▲↓⬇▼]")  # an arrow written beside the metric says which way it moves
-_FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:wards?)?\s+(?:the\s+)?"
+_FROM_TO = re.compile(r"\bfrom\s+~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+|[kKMG])?)\s*(?P<u1>\S*)\s+(?:\S+\s+)?to(?:wards?)?\s+(?:the\s+)?"
                       r"(?:~|(?:about|roughly|around|approximately|nearly|almost|near|close to)\s+~?|>=?\s*|<\s*|"
-                      r"(?:well\s+)?(?:under|below|over|above)\s+)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[kKMG]?)"
+                      r"(?:well\s+)?(?:under|below|over|above)\s+)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+|[kKMG])?)"
                       r"(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?", re.I)
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 

@@ -258,6 +258,8 @@ def check_numbers(c: Context) -> list[str]:
         bad = None if operand else contradiction(q, s, ks, c.facts, use, headline=c.strict[i],
                                                        evidence=where == "evidence") or \
             (None if c.strict[i] else stride_miss(q, cs, ks, c.facts))
+        if bad is not None and _spans(s, q, bad):
+            bad = None  # "1-4 us gaps" for a median gap of 3.2 us: a range that holds the measured value
         if bad is not None and bad.kernel is None and not is_ceiling(bad) and not kernel_mentions(s, c.facts) and \
                 _elsewhere(q, bad, c.facts):
             bad = None  # a program-level statistic missed, but the same statistic of one of its kernels: that kernel's
@@ -308,6 +310,25 @@ def _stated(sentence: str, q: Quantity, written: Optional[Stated], concepts: fro
         return None  # one memory level's share of its peak is measured: it matches that level's metric or nothing
     how = implicit(sentence, q, UNIT_SHARE in concepts)
     return f"arithmetic on the sentence's numbers: {how}" if how else None
+
+
+_RANGE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?(?:-|–|to)\s?(\d+(?:\.\d+)?)")
+
+
+def _spans(sentence: str, q: Quantity, fact: Fact) -> bool:
+    """Whether q is an end of a range written around it ("1-4 us", "85-90 %") that holds the fact's value."""
+    plain = scrub(sentence)
+    for m in _RANGE.finditer(plain):
+        if m.start() <= q.start < m.end():
+            written = float(plain[q.start:q.end].split()[0].rstrip("%").replace(",", "") or "nan") if \
+                re.match(r"[\d.,]+", plain[q.start:q.end]) else None
+            if not written:
+                return False
+            scale = q.value / written  # the unit of q, applied to both ends
+            lo, hi = sorted((float(m.group(1)) * scale, float(m.group(2)) * scale))
+            v = fact.value * (100.0 if q.family == "pct" and fact.family == "ratio" else 1.0)
+            return lo <= v <= hi
+    return False
 
 
 def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: set[str], facts: Facts) -> bool:

@@ -21,7 +21,7 @@ TIME_UNITS = {"ns": 1.0, "nanoseconds": 1.0, "nsec": 1.0, "us": 1e3, "µs": 1e3,
               "second": 1e9, "seconds": 1e9}
 _BYTE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
                 "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
-COUNT_NOUNS = (r"warp-inst(?:ructions?)?|(?:warp[- ])?(?:stalls?|samples?)|ops|operations|sectors?|wavefronts?|requests?|registers?|blocks?|threads?|thr|warps?|launches|launch|kernels?|steps?|"
+COUNT_NOUNS = (r"warp-inst(?:ructions?)?|(?:warp[- ])?(?:stalls?|samples?)|ops|operations|sectors?|wavefronts?|requests?|registers?|regs?|blocks?|threads?|thr|warps?|launches|launch|kernels?|steps?|"
                r"SMs?|instructions?|instrs?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
                r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?|"
                r"useful bytes?")  # "4 useful bytes" (of each sector)
