@@ -163,7 +163,17 @@ def sig_low_parallelism(x: Measured) -> tuple[str, str]:
         return PRESENT, (f"grid of {grid:,.0f} blocks on {sms:.0f} SMs is {waves:.3g} waves: the last wave runs "
                          f"{waves - math.floor(waves):.0%} full, so the SMs sit idle {1 - waves / math.ceil(waves):.0%} "
                          f"of the kernel (a tail)")
+    overlaps = x.program.get("timeline.overlapping_kernel_pairs") if x.program else None
+    if grid < sms and overlaps and _window_kernels(x) and overlaps >= _window_kernels(x):
+        return ABSENT, (f"grid of {grid:,.0f} blocks on {sms:.0f} SMs, but the step's kernels run concurrently "
+                        f"({overlaps:,.0f} overlapping kernel pairs in the steady window): the other launches fill "
+                        f"the SMs one kernel leaves idle")
     return (PRESENT if grid < sms else ABSENT), f"grid of {grid:,.0f} blocks on {sms:.0f} SMs"
+
+
+def _window_kernels(x: Measured) -> int:
+    """Kernels in the steady window (0 without a timeline)."""
+    return x.timeline.kernel_count if x.timeline is not None else 0
 
 
 TAIL_WAVES_MAX = 4.0  # a few waves: a partial last one is a large share of the kernel

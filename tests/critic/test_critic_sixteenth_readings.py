@@ -136,3 +136,52 @@ def test_a_log_numbered_with_hashes_is_judged_on_its_accepted_hypothesis():
     assert claimed_mechanism(parse_answer(text)) == "no_tensor_cores"
     assert claimed_mechanism(parse_answer(text.replace("allow_tf32=False. ACCEPTED.", "allow_tf32=False. REJECTED."))) \
         != "no_tensor_cores"  # no hypothesis accepted: no verdict taken from the log
+
+
+# ----------------------------------------------------------------------------- blind60+61 (read from 02:37 UTC)
+def test_a_range_that_holds_the_measured_value_is_no_contradiction(case):
+    c = case("py_host_work")
+    text = _text("blind61", "b61_hostwork_gpusort")
+    assert _accepted(c.critique(text)), c.critique(text).reasons  # "1-4 us gaps" around a 3.2 us median gap
+    wrong = c.critique(text.replace("with 1-4 us gaps", "with 4-5 us gaps"))  # a range that misses 3.2 us
+    assert _refused_for(wrong, "'4 us'"), wrong.reasons
+    assert [q.unit for q in quantities("21 regs limiter, stalls: long_scoreboard")] == ["regs"]
+
+
+def test_a_range_of_results_is_no_one_chain_and_from_to_reads_exponents(case):
+    c = case("ho_small_grid_compute")
+    text = _text("blind61", "b61_smallgrid_grid")  # "69.8 us (ncu) / 50.8 us (nsys) = 8-11x"
+    assert _accepted(c.critique(text)), c.critique(text).reasons
+    assert fix_metric_direction("smsp__inst_executed.sum from 7.83e8 to roughly 8e7 (~10x fewer)") == \
+        ("smsp__inst_executed.sum", "decrease")
+
+
+def test_what_limits_it_now_is_the_verdict_and_dont_touch_leaves_it(case):
+    c = case("h5_fp64_promotion_fixed")
+    text = _text("blind60", "b60_damp_unroll")  # "## Status of the fix" (event sync mentioned), "## What limits it now"
+    assert parse_answer(text).bottleneck.startswith("Instruction issue"), parse_answer(text).bottleneck
+    assert _accepted(c.critique(text)), c.critique(text).reasons
+    c = case("ot_py_gemm_bf16")
+    text = _text("blind61", "b61_otgemm_slack")  # "**don't touch the matmul** ... expect per-GEMM time to stay ~1.4 ms"
+    assert _accepted(c.critique(text)), c.critique(text).reasons
+    wrong = c.critique(text.replace("**don't touch the matmul**", "**tune the matmul**"))
+    assert wrong.verdict == "reject", wrong.reasons
+
+
+def test_double_math_for_an_fp32_kernel_and_fewer_warps_for_a_latency_bound_one_move_the_wrong_way(case):
+    c = case("h5_fp64_promotion_fixed")
+    wrong = c.critique(_text("blind60", "b60_damp_double"))
+    assert _refused_for(wrong, "moves an FP32 kernel's math to double"), wrong.reasons
+    c = case("cu_smem_occupancy_fixed")
+    wrong = c.critique(_text("blind60", "b60_smem_morelds"))
+    assert _refused_for(wrong, "leaves fewer warps resident"), wrong.reasons
+    right = c.critique(_text("blind60", "b60_smem_float4"))
+    assert not any("fewer warps" in r for r in right.reasons), right.reasons
+
+
+def test_a_list_of_keywords_is_no_answer(case):
+    c = case("h6_intdiv_index_fixed")
+    wrong = c.critique(_text("blind61", "b61_intdiv_stuffed"))
+    assert _refused_for(wrong, "list of keywords"), wrong.reasons
+    terse = c.critique(_text("blind58", "b58_div_terse"))  # a clipped note of the same kernel keeps its sentences
+    assert _accepted(terse), terse.reasons

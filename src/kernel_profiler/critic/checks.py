@@ -104,7 +104,21 @@ def _is_dump(c: Context) -> bool:
         and not _inconclusive(a)
 
 
+_FUNCTION_WORDS = frozenset("the a an is are was were be to of in on for by with as at from that this it its and or but so "
+                            "because which than then into per not no".split())
+KEYWORD_LIST_SHARE, KEYWORD_LIST_WORDS = 0.03, 25  # under 3% function words in 25 words or more: a list of keywords
+# (the most clipped correct note across the answer sets has 6%; keyword dumps and stuffing, 0-1%)
+
+
+def _keyword_list(text: str) -> bool:
+    words = re.findall(r"[A-Za-z][A-Za-z']*", re.sub(r"`[^`]*`", " ", text or ""))
+    return len(words) >= KEYWORD_LIST_WORDS and sum(w.lower() in _FUNCTION_WORDS for w in words) < KEYWORD_LIST_SHARE * len(words)
+
+
 def check_not_a_dump(c: Context) -> list[str]:
+    if _keyword_list(c.raw):
+        return ["The answer is a list of keywords, metric names and numbers, not sentences: nothing in it says why the "
+                "code causes the measured numbers; explain measurement -> mechanism -> gap in prose."]
     if not (c.answer.explanation or "").strip() or not _is_dump(c):
         return []
     why = causal_chain(c.answer.explanation, _causes(c), c.answer.bottleneck, c.answer.fix_text,

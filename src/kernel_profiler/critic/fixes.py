@@ -87,7 +87,7 @@ def _real(c: "Context", metric: str) -> bool:
 
 
 _LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as|"
-                    r"(?:not|n't|never) (?:to )?touch)", re.I)
+                    r"(?:not|never) (?:to )?touch)|n['’]t (?:to )?touch", re.I)  # ("don't touch": no \b before n't)
 
 
 _STAYS = re.compile(r"\b(?:should|will|would|to)\s+(?:stay|remain)\b|\bstays?\s+(?:at|around|~|near)\b|\bunchanged\b", re.I)

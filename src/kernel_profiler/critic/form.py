@@ -186,6 +186,9 @@ _HEADING_SAYS = re.compile(r"[ \t]{0,3}#{1,6}[ \t]*[A-Za-z][\w '’-]{0,30}:[ \t
 _EXPLAINS = re.compile(r"(?:the )?(?:floor|roofline|arithmetic|math|gap|ceiling)s?|speed[- ]of[- ]light", re.I)
 _FIX_TAIL = re.compile(r"^[\s#*_\d.)+•-]*(?:metrics?|outcome|predict\w*|verif\w*|validat\w*|success|result|target|"
                        r"what (?:should|will) (?:move|change))\b", re.I)
+_WEAK_VERDICT = re.compile(r"status|summary|tl;?dr|short version|in (?:short|brief)|headline", re.I)
+_STRONG_VERDICT = re.compile(r"what(?:'s| is)? (?:limits|limiting)|bottleneck|limiter|remaining (?:bottleneck|limit)|"
+                             r"verdict|limiting factor", re.I)
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.M | re.S)
 
 
@@ -210,9 +213,12 @@ def _parse_markdown(text: str) -> Answer:
     last_other = text[heads[-1][1]:].strip() if heads and heads[-1][2] == "other" and len(heads) > 1 else ""
     sections: dict[str, str] = {}
     titled: dict[str, str] = {}
+    verdicts = []  # (heading, body) of each part read as the bottleneck
     for i, (start, end, part) in enumerate(heads):
         stop = heads[i + 1][0] if i + 1 < len(heads) else len(text)
         body = text[end:stop].strip()
+        if part == "bottleneck" and body:
+            verdicts.append((text[start:end], body))
         said = _HEADING_SAYS.match(text[start:end])
         if said and part != "other":  # "## Diagnosis: stream_scale is compute-bound": the heading states the part
             titled.setdefault(part, said.group(1).strip())
@@ -220,6 +226,11 @@ def _parse_markdown(text: str) -> Answer:
             sections[part] = body
         elif part in ("fix", "mechanism", "other") and body:  # "Fix: ..." then "Expected: ...": one fix in two labelled lines;
             sections[part] += "\n\n" + body  # "**Duration:** ...", "**Memory:** ...": sections in other words
+    strong = [b for h, b in verdicts[1:] if _STRONG_VERDICT.search(h)]
+    if verdicts and strong and _WEAK_VERDICT.search(verdicts[0][0]) and not _STRONG_VERDICT.search(verdicts[0][0]):
+        # "## Status of the fix" then "## What limits it now": the limit is the verdict, the status its evidence
+        sections["evidence"] = (verdicts[0][1] + "\n\n" + sections.get("evidence", "")).strip()
+        sections["bottleneck"] = strong[0]
     for part, said in titled.items():
         if said not in sections.get(part, ""):
             sections[part] = (said.rstrip(".") + ". " + sections.get(part, "")).strip()

@@ -47,8 +47,54 @@ def wrong_way(c: "Context") -> list[str]:
     if squeeze and not (cap and spilled):
         out.append(squeeze)
     out += [x for x in (_block_over_register_file(c, key), _wider_dtype(c, causes), _upcast_16bit(c, causes, key),
-                        _unfused(c, key), _onto_straggler(c)) if x]
+                        _unfused(c, key), _onto_straggler(c), _into_double(c, key), _fewer_warps(c, key)) if x]
     return out
+
+
+_DOUBLE = re.compile(r"\bdouble(?:-precision)? literals\b|\b(?:back )?(?:to|in|into|as) (?:double|fp64|float64)\b|"
+                     r"\bFP64 (?:pipe|units?)\b|\.double\(\)", re.I)
+FP64_IDLE_PCT, BUSY_PIPE_PCT = 5.0, 40.0
+
+
+def _into_double(c: "Context", key: Optional[str]) -> Optional[str]:
+    """An FP32 kernel's math moved to double ("back to double literals", "split the work between the FP32 and FP64
+    pipes"): on this GPU an FP64 op runs at a fraction of the FP32 rate and every mixed expression adds two
+    conversions on the XU pipe, so a kernel busy on its FP32 pipes slows down."""
+    fix = c.answer.fix_text
+    m = next((m for m in _DOUBLE.finditer(fix) if not ruled_out(fix, m.start(), m.end()) and
+              not _AWAY.search(fix[max(0, m.start() - 30):m.start()])), None) if key else None
+    if m is None:
+        return None
+    fp64 = [f.value for f in c.facts.named("sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active", key)]
+    busy = [f.value for name in ("smsp__issue_active.avg.pct_of_peak_sustained_active",
+                                 "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active") for f in c.facts.named(name, key)]
+    if not fp64 or max(fp64) >= FP64_IDLE_PCT or max(busy, default=0.0) < BUSY_PIPE_PCT:
+        return None
+    return (f"The fix's change '{m.group(0)}' moves an FP32 kernel's math to double: FP64 runs at a fraction of the "
+            f"FP32 rate and each mixed expression adds float<->double conversions on the XU pipe, so the busy issue "
+            f"slots ({max(busy):.0f}%) fill further and the time rises.")
+
+
+_FEWER_WARPS = re.compile(r"\b(?:cap|capping|limit|limiting|reduce|reducing|lower|lowering|cut|cutting)\s+(?:the\s+)?"
+                          r"(?:residency|occupancy|resident warps|warps (?:in flight|per SM)|blocks per SM)\b", re.I)
+# (a verb and its object: "cap residency at 2 blocks"; not "the limit then rises to 8 blocks per SM")
+LATENCY_SHARE, NOT_SATURATED_DRAM_PCT = 0.5, 80.0  # most samples waiting on memory, DRAM below its peak
+
+
+def _fewer_warps(c: "Context", key: Optional[str]) -> Optional[str]:
+    """Fewer resident warps for a kernel whose warps mostly wait on memory loads (long_scoreboard) with DRAM below its
+    peak: the latency is hidden by the other warps' loads in flight, so fewer warps leave more of it exposed."""
+    fix = c.answer.fix_text
+    m = next((m for m in _FEWER_WARPS.finditer(fix) if not ruled_out(fix, m.start(), m.end())), None) if key else None
+    if m is None:
+        return None
+    share = [f.value for f in c.facts.named("smsp__pcsamp_warps_issue_stalled_long_scoreboard.share_of_samples", key)]
+    dram = [f.value for f in c.facts.named(_DRAM_PCT, key)]
+    if not share or max(share) < LATENCY_SHARE or not dram or max(dram) >= NOT_SATURATED_DRAM_PCT:
+        return None
+    return (f"The fix's change '{m.group(0)}' leaves fewer warps resident, but {max(share):.0%} of the kernel's warp "
+            f"samples wait on memory loads (long_scoreboard) with DRAM at {max(dram):.1f}% of its peak: other warps' "
+            f"loads in flight hide that latency, so fewer warps expose more of it and the time rises.")
 
 
 _UNFUSE = re.compile(r"\bsplit\w*\b[^.;]{0,60}?\binto\b[^.;]{0,40}?\b(?:passes|kernels|stages|launches)\b|\bunfus\w+|"
