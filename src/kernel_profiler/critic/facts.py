@@ -551,10 +551,11 @@ def _rank_kernel_facts(f: Facts, arts: Artifacts) -> None:
         for name, d in ns.groupby(v.kernels["name"]):
             key = KernelName(name).key
             _kernel(f, key, name)
-            say = f"rank {v.rank}, whole capture"
-            f.add("timeline.rank_launches", len(d), "count", v.source, key, say)  # (no "rank." metric: a kernel's
-            for stat, x in (("mean", d.mean()), ("median", d.median()), ("max", d.max())):  # per-rank statistic pins
-                f.add(f"timeline.rank_kernel_{stat}_ns", float(x), "time", v.source, key, say)  # no rank's sentence)
+            say = f"rank {v.rank}, whole capture"  # (named without "rank.": a kernel's statistic on one rank does
+            # not pin every number of a sentence about ranks to that kernel)
+            f.add("timeline.rank_launches", len(d), "count", v.source, key, say)
+            for stat, x in (("mean", d.mean()), ("median", d.median()), ("max", d.max())):
+                f.add(f"timeline.rank_kernel_{stat}_ns", float(x), "time", v.source, key, say)
 
 
 def _rank_facts(f: Facts, d: Diagnosis) -> None:
