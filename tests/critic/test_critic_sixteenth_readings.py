@@ -12,7 +12,7 @@
 """
 from __future__ import annotations
 
-from critic_case import answer_text as _text, case, refused_for as _refused_for  # noqa: F401 (case: the fixture)
+from critic_case import answer, answer_text as _text, case, refused_for as _refused_for  # noqa: F401 (case: the fixture)
 
 from kernel_profiler.critic import parse_answer
 from kernel_profiler.critic.claim import claimed_mechanism
@@ -185,3 +185,13 @@ def test_a_list_of_keywords_is_no_answer(case):
     assert _refused_for(wrong, "list of keywords"), wrong.reasons
     terse = c.critique(_text("blind58", "b58_div_terse"))  # a clipped note of the same kernel keeps its sentences
     assert _accepted(terse), terse.reasons
+
+
+def test_fewer_warps_to_give_a_spilling_kernel_registers_is_no_wrong_way(case):
+    c = case("cu_local_array")
+    text = answer("`smooth_local` is memory-bound on local-memory traffic: its stack array spills.",
+                  ["ptxas reports a stack frame (ptxas.log)"],
+                  "The per-thread array lives in local memory because it is indexed at run time.",
+                  "Cap occupancy at 4 blocks per SM with __launch_bounds__ so each thread gets more registers and the "
+                  "spills go away; local-memory traffic should fall.")
+    assert not any("fewer warps" in r for r in c.critique(text).reasons), c.critique(text).reasons

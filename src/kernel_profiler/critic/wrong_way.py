@@ -52,7 +52,8 @@ def wrong_way(c: "Context") -> list[str]:
 
 
 _DOUBLE = re.compile(r"\bdouble(?:-precision)? literals\b|\b(?:back )?(?:to|in|into|as) (?:double|fp64|float64)\b|"
-                     r"\bFP64 (?:pipe|units?)\b|\.double\(\)", re.I)
+                     r"\b(?:use|split|move|offload|spread)\w*\b[^.;]{0,40}\bFP64 (?:pipe|units?)\b|\.double\(\)", re.I)
+# (the FP64 pipe named as where work goes: "split the work between the FP32 and FP64 pipes"; not "FP64 pipe stays 0")
 FP64_IDLE_PCT, BUSY_PIPE_PCT = 5.0, 40.0
 
 
@@ -78,6 +79,7 @@ def _into_double(c: "Context", key: Optional[str]) -> Optional[str]:
 _FEWER_WARPS = re.compile(r"\b(?:cap|capping|limit|limiting|reduce|reducing|lower|lowering|cut|cutting)\s+(?:the\s+)?"
                           r"(?:residency|occupancy|resident warps|warps (?:in flight|per SM)|blocks per SM)\b", re.I)
 # (a verb and its object: "cap residency at 2 blocks"; not "the limit then rises to 8 blocks per SM")
+_REGISTERS = re.compile(r"\bspill\w*|\bmore registers\b|\bregisters? (?:per|for each|each) thread\b", re.I)
 LATENCY_SHARE, NOT_SATURATED_DRAM_PCT = 0.5, 80.0  # most samples waiting on memory, DRAM below its peak
 
 
@@ -86,8 +88,8 @@ def _fewer_warps(c: "Context", key: Optional[str]) -> Optional[str]:
     peak: the latency is hidden by the other warps' loads in flight, so fewer warps leave more of it exposed."""
     fix = c.answer.fix_text
     m = next((m for m in _FEWER_WARPS.finditer(fix) if not ruled_out(fix, m.start(), m.end())), None) if key else None
-    if m is None:
-        return None
+    if m is None or c.facts.spills.get(key, (0, 0))[1] or _REGISTERS.search(fix):
+        return None  # fewer warps, more registers each: the fix of a spill, whose loads are the local memory's
     share = [f.value for f in c.facts.named("smsp__pcsamp_warps_issue_stalled_long_scoreboard.share_of_samples", key)]
     dram = [f.value for f in c.facts.named(_DRAM_PCT, key)]
     if not share or max(share) < LATENCY_SHARE or not dram or max(dram) >= NOT_SATURATED_DRAM_PCT:
