@@ -78,3 +78,8 @@ def answer_text(set_: str, id_: str) -> str:
 def refused_for(v, words: str) -> bool:
     """Whether the verdict refuses the answer with a reason that contains `words`."""
     return v.verdict == "reject" and any(words in r for r in v.reasons)
+
+
+def accepted(v) -> bool:
+    """Whether the critic accepted: the verdict the rule tests assert on."""
+    return v.verdict == "accept"

@@ -16,7 +16,8 @@
 """
 from __future__ import annotations
 
-from critic_case import answer_text as _text, case, refused_for as _refused_for  # noqa: F401 (case: the fixture)
+from critic_case import (  # noqa: F401 (case: the fixture)
+    accepted as _accepted, answer_text as _text, case, refused_for as _refused_for)
 
 from kernel_profiler.critic import parse_answer
 from kernel_profiler.critic.claim import claimed_mechanism
@@ -24,10 +25,6 @@ from kernel_profiler.critic.direction import fix_metric_direction
 from kernel_profiler.critic.numbers import quantities
 from kernel_profiler.critic.roles import says_what_to_do
 from kernel_profiler.critic.visible import addressed_to_reviewer
-
-
-def _accepted(v) -> bool:
-    return v.verdict == "accept"
 
 
 def test_a_rate_a_profiler_is_said_to_measure_is_checked(case):

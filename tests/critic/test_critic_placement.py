@@ -7,7 +7,7 @@ correct answer on the twin that removed the cause is rejected by the signature.
 """
 from __future__ import annotations
 
-from critic_case import answer, case  # noqa: F401 (the fixture)
+from critic_case import accepted as _accepted, answer, case  # noqa: F401 (the fixture)
 
 from kernel_profiler.catalog import claimed
 
@@ -42,10 +42,6 @@ LEGACY = answer(
     "stream and blocks them in turn; the independent kernels therefore run one after another, each on 16 of 132 SMs, "
     "so the GPU sits mostly idle instead of running eight kernels side by side.",
     "Issue each memset on the kernel's own stream: the step time should decrease about 6x as the kernels overlap.")
-
-
-def _accepted(v) -> bool:
-    return v.verdict == "accept"
 
 
 def test_zero_copy_answer_accepted_and_rejected_on_the_uploaded_twin(case):

@@ -12,7 +12,8 @@
 """
 from __future__ import annotations
 
-from critic_case import answer, answer_text as _text, case, refused_for as _refused_for  # noqa: F401 (case: the fixture)
+from critic_case import (  # noqa: F401 (case: the fixture)
+    accepted as _accepted, answer, answer_text as _text, case, refused_for as _refused_for)
 
 from kernel_profiler.critic import parse_answer
 from kernel_profiler.critic.claim import claimed_mechanism
@@ -22,10 +23,6 @@ from kernel_profiler.critic.hypotheses import accepted_hypothesis
 from kernel_profiler.critic.match import candidates, kernel_mentions
 from kernel_profiler.critic.numbers import evidence_quantity, quantities
 from kernel_profiler.critic.paragraphs import LABEL
-
-
-def _accepted(v) -> bool:
-    return v.verdict == "accept"
 
 
 def test_zero_is_zero_in_any_unit(case):
