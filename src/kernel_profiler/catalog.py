@@ -160,13 +160,17 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "a pageable copy stays staged through the driver's pinned buffer and synchronous with the host however "
                   "it is split: more, smaller copies add a per-call cost; pin the host buffer instead")),
     _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer_volume",
-       r"transfer volume|copy volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
+       r"(?:transfer|copy|download|upload)[- ]volume|transfer,? by volume|volume of (the )?(copies|transfers)|already (run )?from pinned|"
        r"transfer[- ]bound|copies (dominate|fill|take up|occupy)|(?:it['’]?s|is) (?:all )?the (?:[\w-]+ +| +)?cop(?:y|ies)\b|"
        r"the only (?:knob|lever) is (?:the )?bytes|dominated by (the )?(moving|copying|transferring|"
        r"downloading|uploading|cop(y|ies)|transfers?|downloads?|uploads?)\b",
        "Move less: keep tensors resident on the GPU across steps, send compact dtypes, and overlap the remaining "
        "copies with compute on a separate stream (double buffering).",
-       (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase")),
+       (r"bandwidth", "increase"), (r"copy|transfer|bytes", "decrease"), (r"busy", "increase"),
+       wrong_way=(r"\b(?:drop|remov|disabl|avoid|skip|turn\w* off|get\w* rid of)\w*\b[^.;]{0,30}\bpin(?:_memory|ned|ning)\b|"
+                  r"\bpin_memory\s*=\s*False\b|\bunpin\w*|\b(?:switch|mov|go)\w* (?:back )?to pageable\b",
+                  "a pageable buffer is staged through the driver's pinned bounce buffer at a fraction of the pinned "
+                  "rate, and synchronously: the same bytes take longer to move")),
     _e("managed_migration", "transfer host", "unified-memory page migrations", "program", _UM + "managed_finding",
        "sig_managed_migration",
        r"managed (?:memory|buffers?|allocations?|pages|records)|unified[- ]memory|cudaMallocManaged|\bUVM\b|"
@@ -335,7 +339,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   "one stream, or a device-wide synchronization between them, serializes the kernels just as the "
                   "legacy default stream does: they must go on separate non-blocking streams")),
     # ------------------------------------------------------------------ several ranks
-    _e("rank_imbalance", "comms", "straggler rank", "program", _R, "sig_straggler", r"straggler|imbalance|slow rank",
+    _e("rank_imbalance", "comms", "straggler rank", "program", _R, "sig_straggler", r"straggler|imbalance|slow rank|late rank|(?:uneven|unequal|unbalanced) (?:work|load|split|shards?)|"
+       r"\b(?:twice|double|2x) the (?:work|matrix products|GEMMs|matmuls|products)\b",
        {"": "Rebalance the work across ranks (even shards/sequence lengths/batch per rank, balanced pipeline "
             "stages), then re-measure per-rank compute time.",
         "host": "Profile rank {rank}'s host side (nsys with CPU sampling, py-spy): find the work before each step's "

@@ -20,7 +20,8 @@ from kernel_profiler.critic.claim import claimed_mechanism
 from kernel_profiler.critic.direction import fix_metric_direction
 from kernel_profiler.critic.facts import gather_facts
 from kernel_profiler.critic.hypotheses import accepted_hypothesis
-from kernel_profiler.critic.match import candidates, kernel_mentions
+from kernel_profiler.critic.match import candidates
+from kernel_profiler.critic.scope import kernel_mentions
 from kernel_profiler.critic.numbers import evidence_quantity, quantities
 from kernel_profiler.critic.paragraphs import LABEL
 

@@ -233,9 +233,11 @@ def _agrees_any(terms: list[Operand], between: list[str], result: Quantity, tol:
     """Whether the result holds as written, with K/M/G counts read as powers of two, or with an FMA counted as the
     two floating-point operations it is ('4M threads x 64 rounds x 48 FMAs = 25.8 GFLOP')."""
     fma = bool(re.search(r"\bFMA", text)) and bool(re.search(r"FLOP", result.unit, re.I))
-    for ts in (terms, [_binary(o) for o in terms]):
+    warps = bool(re.search(r"thread", text, re.I)) and bool(re.match(r"warps?\b", result.unit, re.I))  # "8 x 256-thread
+    for ts in (terms, [_binary(o) for o in terms]):  # blocks = 64 warps/SM": threads counted in warps of 32
         got = _evaluate(ts, between)[0]
-        if got is not None and (agrees(result, got, tol) or (fma and agrees(result, 2 * got, tol))):
+        if got is not None and (agrees(result, got, tol) or (fma and agrees(result, 2 * got, tol)) or
+                                (warps and agrees(result, got / 32, tol))):
             return True
     return False
 

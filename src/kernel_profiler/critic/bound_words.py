@@ -40,7 +40,8 @@ def answer_bound(c: Context) -> Optional[str]:
     a = c.answer
     if a.bound:
         return a.bound
-    said = _stated(a.bottleneck or "")
+    label = _BOUND_LABEL.search(a.bottleneck or "")  # "**Bound: latency / atomic contention.** ... while the rest of
+    said = _label_bound(label) if label else _stated(a.bottleneck or "")  # the GPU idles": the label is the verdict
     if said:
         return said
     bare = _BARE_BOUND.fullmatch(a.bottleneck or "")
@@ -50,8 +51,7 @@ def answer_bound(c: Context) -> Optional[str]:
         return CATALOG[c.claimed].bounds[0]
     label = _BOUND_LABEL.search(c.raw or "")
     if label:  # "bound: memory (DRAM latency)" on a line of its own, under a title the layout took for the verdict
-        said = label.group(1).lower()
-        return {"cpu": "host", "copy": "transfer", "bandwidth": "memory", "gpu kernel": "kernel", "gpu": "kernel"}.get(said, said)
+        return _label_bound(label)
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
         for m in re.finditer(pat, a.explanation or "", re.I):
             if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
@@ -64,6 +64,11 @@ _BOUND_LABEL = re.compile(r"^[\s*_>#-]*(?:\*\*)?bound(?:\*\*)?\s*[:=]\s*(?:\*\*)
                           r"transfer|copy|bandwidth|(?:GPU )?kernel|GPU)\b(?![\w-])", re.I | re.M)
 _BARE_BOUND = re.compile(r"\W*(memory|compute|latency|host|transfer)\W*", re.I)  # a "bound" key's value read as the
 # verdict: "compute"
+
+
+def _label_bound(label: re.Match) -> str:
+    said = label.group(1).lower()
+    return {"cpu": "host", "copy": "transfer", "bandwidth": "memory", "gpu kernel": "kernel", "gpu": "kernel"}.get(said, said)
 
 
 def _stated(text: str) -> Optional[str]:

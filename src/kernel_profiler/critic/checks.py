@@ -13,6 +13,7 @@
   ceilings     no achieved rate above its ceiling
   near_peak    a kernel at its roofline is not given an invented problem
   arithmetic   'A op B (op C ...) = R' written in the answer holds for its operands (arithmetic.py)
+  share        kernels a program-level verdict blames carry a real share of the window's kernel time (share.py)
 """
 from __future__ import annotations
 
@@ -28,14 +29,16 @@ from .absent_work import blamed_absent_fp64
 from .arithmetic import wrong_arithmetic
 from .context import Context
 from .number_check import check_numbers
-from .claim import blamed_rank, claimed_mechanism
+from .share import check_share
+from .claim import STRAGGLER_NAMED, blamed_rank, claimed_mechanism, named_wait
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
 from .bound_words import answer_bound, on_device, timeline_verdict
 from .chain import causal_chain
 from .kernel_bound import idle_pipe, kernel_bound
 from .visible import addressed_to_reviewer
-from .match import (answer_scope, close, kernel_mentions)
+from .match import close
+from .scope import answer_scope, kernel_mentions
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
@@ -107,12 +110,14 @@ def _is_dump(c: Context) -> bool:
 _FUNCTION_WORDS = frozenset("the a an is are was were be to of in on for by with as at from that this it its and or but so "
                             "because which than then into per not no".split())
 KEYWORD_LIST_SHARE, KEYWORD_LIST_WORDS = 0.03, 25  # under 3% function words in 25 words or more: a list of keywords
-# (the most clipped correct note across the answer sets has 6%; keyword dumps and stuffing, 0-1%)
+# (the most clipped correct prose note across the answer sets has 6%; keyword dumps and stuffing, 0-3%)
 
 
 def _keyword_list(text: str) -> bool:
+    """Under 3% function words, and no chain written in arrows: a note as terse as "32 sectors/req -> 4" ... "4 -> 32;
+    time -> ~0.13 ms" links its numbers, a keyword list never does."""
     words = re.findall(r"[A-Za-z][A-Za-z']*", re.sub(r"`[^`]*`", " ", text or ""))
-    return len(words) >= KEYWORD_LIST_WORDS and sum(w.lower() in _FUNCTION_WORDS for w in words) < KEYWORD_LIST_SHARE * len(words)
+    return len(words) >= KEYWORD_LIST_WORDS and len(re.findall(r"->|→", text or "")) < 2 and sum(w.lower() in _FUNCTION_WORDS for w in words) < KEYWORD_LIST_SHARE * len(words)
 
 
 def check_not_a_dump(c: Context) -> list[str]:
@@ -216,7 +221,11 @@ def _no_spill(c: Context, mid: str, x: Measured) -> list[str]:
 
 def _wrong_rank(c: Context, mid: str) -> list[str]:
     """A straggler claim must blame the rank that enters the collectives late, not one that waits for it."""
-    named = blamed_rank(c.answer.bottleneck)
+    a = c.answer  # the verdict's rank, else the one a sentence elsewhere calls the straggler ("So the straggler is
+    named = blamed_rank(a.bottleneck)  # rank 0, and the mechanism is ...")
+    if named is None:
+        named = next((r for r in (blamed_rank(x) for t in [a.explanation, *(e.meaning for e in a.evidence), a.fix_text]
+                                  for x in sentences(t) if STRAGGLER_NAMED.search(x)) if r is not None), None)
     st = signatures.straggler(Measured(ranks=list(c.facts.diagnosis.ranks))) if c.facts.diagnosis else None
     if mid not in catalog.BLAMES_A_RANK or named is None or st is None or named == st[0].rank:
         return []
@@ -366,7 +375,7 @@ CHECKS = {
     "reviewer": check_reviewer, "parts": check_parts, "numbers": check_numbers, "mechanism": check_mechanism,
     "not_a_dump": check_not_a_dump, "signature": check_signature, "bound": check_bound, "fix": check_fix,
     "replay_time": check_replay_time, "ceilings": check_ceilings, "near_peak": check_near_peak,
-    "arithmetic": check_arithmetic,
+    "arithmetic": check_arithmetic, "share": check_share,
 }
 
 
@@ -374,4 +383,4 @@ def build_context(answer: Answer, facts: Facts, raw: str) -> Context:
     whole = " ".join([answer.bottleneck, answer.explanation] + [e.meaning for e in answer.evidence] +
                      [raw.split("\n", 1)[0]])  # the title ("# saxpy_grid_stride (FIXED build) — what is left")
     scope = answer_scope(answer.bottleneck, whole, [answer.kernel], facts)
-    return Context(answer=answer, facts=facts, raw=raw, scope=scope, claimed=claimed_mechanism(answer))
+    return Context(answer=answer, facts=facts, raw=raw, scope=scope, claimed=named_wait(claimed_mechanism(answer), raw))

@@ -25,7 +25,7 @@ from typing import Optional
 from ..answer import Answer
 from .. import catalog
 from ..catalog import CATALOG, GENERIC_CLAIMS
-from .numbers import scrub
+from .numbers import scrub, sentences
 from .unverified import ruled_out
 
 # words that assert what limits the program, before the cause ("limited by X") or after it ("X limits it")
@@ -74,7 +74,9 @@ def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
 # a limit the text names as a latency's, not the roofline's ("at the limit of its own dependency chain", "latency
 # floor"): "nothing left to tune" then says the latency is the limit, not that the kernel is at its roofline
 _LATENCY_LIMIT = re.compile(r"\b(?:limit|floor|bound)\s+of\s+\W{0,2}(?:its|the|a)\s+(?:own\s+)?(?:dependen\w*|latency|serial)|"
-                            r"\b(?:latency|dependen\w*|chain)[- ](?:floor|limit|bound)\b", re.I)
+                            r"\b(?:latency|dependen\w*|chain)[- ](?:floor|limit|bound)\b|"
+                            r"\blatency of (?:the |its |each )?(?:dependent|serial|chained)\b", re.I)  # "what remains is the
+# latency of the dependent loads themselves ... leave the kernel": the latency is the limit
 
 
 # the rate of one unit the roofline does not draw ("at the conversion-rate limit"): a limit of instruction issue
@@ -257,6 +259,20 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
     claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=labelled) or \
         asserted_cause(_title(a.explanation)) or _targeted(a)
     return refinement(a.explanation, claim) or claim  # "you're transfer-bound" refined by the mechanism's "pageable"
+
+
+
+
+def named_wait(claim: Optional[str], raw: str) -> Optional[str]:
+    """Time in a collective blamed by an answer that names the late rank it waits for ("the all-reduce makes the
+    faster rank wait ... Rank 1 is the straggler", anywhere in the text): the claim is that rank's imbalance."""
+    if claim in _NAMED_WAIT and any(blamed_rank(x) is not None for x in sentences(raw or "") if STRAGGLER_NAMED.search(x)):
+        return _NAMED_WAIT[claim]  # (not "every rank waits until the late rank arrives": no rank named)
+    return claim
+
+
+_NAMED_WAIT = {"comms_wait": "rank_imbalance"}
+STRAGGLER_NAMED = re.compile(r"\bstraggler (?:is|=|:) ?rank\b|\brank \d+ is (?:the |clearly the )?(?:straggler|slow\w*)\b", re.I)
 
 
 def _title(text: str) -> str:

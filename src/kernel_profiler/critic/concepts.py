@@ -218,7 +218,7 @@ UNIT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"^SMs?$", "sm_count"), (r"^(instructions?|inst)|^warp-inst", "inst"), (r"^(?:warp[- ])?(?:stalls?|samples?)$", "stall"), (r"^conflicts?", "bank_conflict"),
     (r"^banks?", "bank_conflict"), (r"^cycles?", "stall cycles"), (r"^lanes?", "divergence"), (r"^atomics?", "atomic"),
     (r"^copies", "copy"), (r"^pass(es)?$", "passes"), (r"^waves?$", "waves"), (r"^[kKMGTP]?FLOPs?$|^flops?$", "flops"),
-    (r"^(ops|operations)$", "launches"),
+    (r"^(ops|operations)$", "launches"), (r"^(?:ops|operations|flops?|FLOPs?)/(?:clk|clock|cycle)", "peak flop_rate"),
     (r"/s$|/sec$", "bandwidth flop_rate"), (r"^[kKMGT]?i?B$|^bytes?$", "bytes"), (r"B/sector|byte/sector|^useful bytes?$", "bytes_per_sector"),
     (r"Hz$", "clock"), (r"^(ns|us|µs|μs|ms|s|sec|seconds?|[a-z]+seconds)$", "duration"),
 ]]

@@ -6,7 +6,7 @@ from typing import Optional
 
 from .answer import Answer, EvidenceItem, NumberAudit
 from .facts import Facts
-from .match import Scope
+from .scope import Scope
 
 
 @dataclass

@@ -48,8 +48,8 @@ def _dir_search(text: str) -> Optional[re.Match]:
     return None
 
 
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|(?:XU|FMA|ALU|FP64|fp64|LSU)[- ]pipe\b|step time|(?:reported )?time per step|(?:gpu_)?busy[_ ]fraction|GPU busy|GPU utili[sz]ation|idle time|"
-                           r"copy time|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|(?:XU|FMA|ALU|FP64|fp64|LSU)[- ]pipe\b|step time|(?:nsys )?step median|median step(?: time)?|(?:reported )?time per step|(?:gpu_)?busy[_ ]fraction|GPU busy|GPU utili[sz]ation|idle time|"
+                           r"copy (?:time|ns|us|ms)(?: per step)?|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)[A-Za-z]\w*)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
@@ -81,10 +81,28 @@ def clause_direction(clause: str) -> Optional[str]:
     if first is arrow:  # "GPU busy ↑ to >80 %", "step ↓ 3.25 ms → ~2.45 ms"
         return "increase" if arrow.group(0) in _UP else "decrease"
     if first is w:  # "from 0% to a high share"
-        return "increase" if w.group("up") else "decrease"
+        return _magnitude(clause, w) or ("increase" if w.group("up") else "decrease")
     if first is d:
         return _DIR_WORDS[d.group(1).lower()]
     return "increase" if _rises(first) else "decrease"
+
+
+_ORDER = {"tens": 10.0, "hundreds": 100.0, "thousands": 1000.0}
+_FROM_VALUE = re.compile(r"(?P<a>\d+(?:\.\d+)?)\s*(?P<u>[A-Za-zµμ]+)\s*(?:→|->|=>|⟶|to)\s*$")
+
+
+def _magnitude(clause: str, w: re.Match) -> Optional[str]:
+    """"step median 2.03 ms → tens of microseconds": an order of magnitude in a unit of the value it replaces falls
+    or rises by the two values, not by the word ("tens" is no rise from milliseconds)."""
+    word = (w.group("up") or "").lower()
+    after = re.match(r"\s+of\s+([A-Za-zµμ]+)", clause[w.end():])
+    before = _FROM_VALUE.search(clause[:w.start("up")]) if word in _ORDER else None
+    if not (after and before):
+        return None
+    (f1, k1), (f2, k2) = family_and_factor(before["u"]), family_and_factor(after.group(1))
+    if f1 != f2 or f1 != "time":
+        return None
+    return "increase" if _ORDER[word] * k2 > float(before["a"]) * k1 else "decrease"
 
 
 _TO_NOTHING = re.compile(r"(?:→|->|=>|⟶)\s*(?:~|≈|about\s+)?(?:0(?![\d.,]*\d)|zero\b|none\b|nothing\b|a few\b|a handful\b)",
@@ -133,6 +151,7 @@ _INSTEAD = re.compile(r"(?<![\w.,])~?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(
                       r"(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[kKMG](?![A-Za-z]))?)\s*(?P<u1>\S*)")
 
 
+_TO_ONLY = re.compile(r"\s*(?:→|->|=>|⟶)\s*(?:~|≈|>=?|<=?)?\s*\d")
 _QUALIFIER = re.compile(r"(?:during|per|each|every|in|within|over|across|to|from)\b", re.I)  # "during a step": when, not what
 
 
@@ -155,6 +174,8 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
     for m, name in found:
         nxt = [x for x in starts if x > m.start()] + [x.start() + m.end() for x in [re.search(r"[.;](\s|$)", plain[m.end():])] if x]
         clause = plain[m.end():min(nxt)] if nxt else plain[m.end():]
+        if _TO_ONLY.match(clause):  # "GPU busy -> ~98 %, loop 24.3 ms -> ~13.5 ms": a target with no value to move
+            clause = re.split(r"[,;]", clause)[0]  # from is that metric's; the move after the comma is another's
         d = clause_direction(re.split(r"\b(?:while|whereas)\b", clause)[0])  # "the step should stay ~1 ms while
         # tokens per second rise": the rise is another metric's
         if d:

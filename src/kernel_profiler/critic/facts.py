@@ -318,7 +318,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         if s.steps:
             f.add("timeline.steps", s.steps, "count", src, None, "step ranges")
             for name, v in (("window_ns", s.window_ns), ("busy_ns", s.busy_ns), ("kernel_ns", s.kernel_ns),
-                            ("idle_ns", s.idle_ns)):
+                            ("idle_ns", s.idle_ns), ("copy_ns", s.copy_ns)):
                 f.add(f"timeline.{name}_per_step", v / s.steps, "time", src, None, f"{name} / steps")
             f.add("timeline.kernels_per_step", s.kernel_count / s.steps, "count", src, None, "kernels / steps")
         if s.step_ns_median is not None:

@@ -19,7 +19,7 @@ from ..analysis.kernels import is_library_kernel
 from ..catalog import CATALOG
 from .direction import SETTING as _SETTING, clause_direction
 from .metric_kinds import PIPE as _PIPE, metric_direction
-from .match import kernel_mentions
+from .scope import kernel_mentions
 from .numbers import METRIC_TOKEN
 
 from .context import subject  # noqa: F401 (re-exported: the kernel an answer is about)

@@ -189,6 +189,7 @@ _FIX_TAIL = re.compile(r"^[\s#*_\d.)+•-]*(?:metrics?|outcome|predict\w*|verif\
 _WEAK_VERDICT = re.compile(r"status|summary|tl;?dr|short version|in (?:short|brief)|headline", re.I)
 _STRONG_VERDICT = re.compile(r"what(?:'s| is)? (?:limits|limiting)|bottleneck|limiter|remaining (?:bottleneck|limit)|"
                              r"verdict|limiting factor", re.I)
+_APPENDIX = re.compile(r"[\s#*_]*appendix\b", re.I)
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.M | re.S)
 
 
@@ -226,7 +227,8 @@ def _parse_markdown(text: str) -> Answer:
             sections[part] = body
         elif part in ("fix", "mechanism", "other") and body:  # "Fix: ..." then "Expected: ...": one fix in two labelled lines;
             sections[part] += "\n\n" + body  # "**Duration:** ...", "**Memory:** ...": sections in other words
-    strong = [b for h, b in verdicts[1:] if _STRONG_VERDICT.search(h)]
+    strong = [b for h, b in verdicts[1:] if _STRONG_VERDICT.search(h) and not _APPENDIX.match(h)]  # "**Appendix B:
+    # what limits it now**" under an executive summary: the appendix backs the summary's verdict
     if verdicts and strong and _WEAK_VERDICT.search(verdicts[0][0]) and not _STRONG_VERDICT.search(verdicts[0][0]):
         # "## Status of the fix" then "## What limits it now": the limit is the verdict, the status its evidence
         sections["evidence"] = (verdicts[0][1] + "\n\n" + sections.get("evidence", "")).strip()

@@ -25,6 +25,19 @@ COMPUTE_WEAK_PCT = 40.0  # an SM under this busy, with DRAM busier, is not compu
 SM_LIMITS_PCT, MEMORY_SATURATED_PCT = 80.0, 50.0  # an SM this busy with DRAM below half its peak is compute-limited
 
 
+DRAM_IDLE_PCT = 10.0  # DRAM this idle is no limit, whatever a cache level does, for an answer that blames DRAM itself
+# ("HBM bandwidth is the limiter" on a kernel whose L1 is busy with 17 sectors per request)
+_DRAM_LIMIT = re.compile(r"\b(?:HBM|DRAM)[- _](?:bandwidth|throughput)\b|\b(?:HBM|DRAM)[- ]bound\b|"
+                         r"\b(?:limited|bound) by (?:the )?(?:HBM|DRAM)\b", re.I)
+_CACHE_NAMED = re.compile(r"\b(?:L1|L2|LSU|shared|smem|sectors?|texture|TEX|cache|wavefronts?|requests?)\b", re.I)
+
+
+def _names_dram(c: Context) -> bool:
+    """Whether the verdict and mechanism name DRAM (HBM) bandwidth as the limit and no cache level or access pattern."""
+    said = f"{c.answer.bottleneck or ''}\n{c.answer.explanation or ''}\n{c.answer.mechanism or ''}"
+    return bool(_DRAM_LIMIT.search(said)) and not _CACHE_NAMED.search(said)
+
+
 SM_IDLE_PCT = 15.0  # an SM this idle over the kernel's elapsed time, with DRAM idle too, limits nothing
 
 
@@ -52,6 +65,9 @@ def kernel_bound(c: Context, b: str) -> list[str]:
     if b in ("memory", "latency") and sm is not None and sm >= SM_LIMITS_PCT and pct < MEMORY_SATURATED_PCT:
         return [f"The answer calls {who} {b}-bound, but its SM is {sm:.1f}% busy ({SM_PCT}) while DRAM moves at "
                 f"{pct:.1f}% of peak: the SM's issue and pipes are the limit, not waiting on memory."]
+    if b == "memory" and pct < DRAM_IDLE_PCT and _names_dram(c):
+        return [f"The answer blames DRAM bandwidth for {who}, but DRAM moves at {pct:.1f}% of peak ({DRAM_PCT}): "
+                f"the bytes from memory are not what limits it."]
     if b == "memory" and pct < MEMORY_WEAK_PCT and hierarchy < MEMORY_SATURATED_PCT:
         return [f"The answer calls {who} memory-bound, but DRAM moves at {pct:.1f}% of peak and no level of its "
                 f"memory hierarchy is half busy (at most {hierarchy:.1f}%: {', '.join(MEMORY_PCTS)}): memory bandwidth "

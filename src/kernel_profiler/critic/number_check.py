@@ -17,8 +17,9 @@ from .evidence_lines import numbers_of
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
 from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling,
-                    kernel_mentions, match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
-from .numbers import METRIC_TOKEN, Quantity, evidence_quantity, metric_tokens, quantities, scrub, sentences
+                    match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
+from .numbers import METRIC_TOKEN, WIDTH, Quantity, evidence_quantity, metric_tokens, quantities, scrub, sentences
+from .scope import kernel_mentions
 from .stride import match_stride, stride_miss
 from .use import Use
 from .unverified import (IDEAL, PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at,
@@ -222,7 +223,8 @@ def check_numbers(c: Context) -> list[str]:
         if i in derived:
             c.audit.append(NumberAudit(written=q.written, where=where, derivation=derived[i][0], operands=derived[i][1]))
             continue
-        if source_size(s, q):  # "the 128-step loop": the code's size, which no capture measures
+        if source_size(s, q) or WIDTH.match(scrub(s), q.start):  # "the 128-step loop": the code's size, which no
+            # capture measures; "2-byte loads": the width of an element
             c.audit.append(NumberAudit(written=q.written, where=where, unverified=True))
             continue
         written_out = chains(s)

@@ -41,7 +41,7 @@ QTY_QUALIFIED = re.compile(_NUM + r"\s+(?:(?!(?:of|per|in|at|and|or|to|the|so|ea
 QTY_SPANNED = re.compile(_NUM + rf"\s{{3,}}(?P<unit>(?:{COUNT_NOUNS}))(?![A-Za-z0-9])")
 # "10 cudaStreamSynchronize calls", "**832 cudaMemcpyAsync**": a count of calls of the API function it names
 QTY_API = re.compile(_NUM + r"[ \t*_]+(?:cuda|cu|nccl)[A-Z]\w*[*_]*(?:\s+calls?\b)?")
-BARE = re.compile(_NUM + r"(?![\w])(?!-(?:bit|dimensional|D)\b)")  # "64-bit", "6-dimensional": a width, no count
+BARE = re.compile(_NUM + r"(?![\w])(?!-(?:bit|bytes?|dimensional|D)\b)")  # "64-bit", "6-dimensional": a width, no count
 _BACKTICK = re.compile(r"`[^`]*`")
 METRIC_TOKEN = re.compile(r"\b[a-z0-9]+__[\w.]+(?:\s*[/+]\s*[a-z0-9]+__[\w.]+)*|\b(?:timeline|derived|sass)\.(?!(?:txt|log|csv|json)\b)[\w.+/]+")
 
@@ -138,10 +138,13 @@ def scrub(text: str) -> str:
 
 # "124-183 us", "85-90%", "from 4.07 to 4.32 TB/s": the first number of a range carries the unit written after the second
 _RANGE_HEAD = re.compile(_NUM + r"\s?(?:-|–|to)\s?$")
+_OF_HEAD = re.compile(_NUM + r"\s(?:out\s)?of\s(?:the\s)?~?$")  # "58.2 of the 60.8 ms": a part in its whole's unit
 # "~200 us", "about 220 us": an approximate number is read to APPROX_TOL of its value (or its written precision)
 _APPROX = re.compile(r"(?:~|≈|\babout|\baround|\broughly|\bapproximately|\bapprox\.?|\bnearly|\balmost|\bsome)\s*$", re.I)
 APPROX_TOL = 0.05
 _EXPONENT = re.compile(r"\d\s*(?:\^|\*\*)\s*$")
+# "2-byte loads", "16-byte vector accesses": an element's width, which names the data, no measurement
+WIDTH = re.compile(r"(?:1|2|4|8|16)-bytes?\s+(?!(?:of|per|in|at|from|to|and|or)\b)[a-z]")
 
 
 def _approx(q: Quantity, t: str) -> Quantity:
@@ -162,7 +165,7 @@ def quantities(text: str) -> list[Quantity]:
             out.append(to_quantity(m["num"], m["exp"], m["mult"], unit, m.start(), m.end()))
             taken.add(m.start())
     for q in list(out):
-        head = _RANGE_HEAD.search(t[max(0, q.start - 24):q.start])
+        head = _RANGE_HEAD.search(t[max(0, q.start - 24):q.start]) or _OF_HEAD.search(t[max(0, q.start - 24):q.start])
         if head and q.unit:
             start = q.start - (len(t[max(0, q.start - 24):q.start]) - head.start())
             if not any(x.start <= start < x.end for x in out):

@@ -19,7 +19,8 @@ from typing import Optional
 
 from .concepts import API_NAME, GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
-from .match import candidates, close, counts, describes, is_ceiling, several_kernels
+from .match import candidates, close, counts, describes, is_ceiling
+from .scope import several_kernels
 from .numbers import BARE, METRIC_TOKEN, QTY, Quantity, family_and_factor, metric_tokens, scrub, to_quantity
 from .use import Use
 

@@ -40,6 +40,7 @@ def number_use(sentence: str, q: Quantity) -> Use:
     whole = (sentence or "")[:q.start]
     before = re.split(r"[,;:()]|\d", whole[-60:])[-1]
     if _TARGET.search(whole[-80:]) or _MOVE_TO.search(whole[-60:]) or _ESTIMATE_AFTER.match(sentence[q.end:]) or \
+            _ESTIMATE_HEAD.search(whole) or \
             (q.unit or "").lower() in ("x", "×") and _FACTOR_MOVE.search(before):
         return Use(predicted=True)  # ("to drop ~8x", "should fall 3x": the factor of a predicted move)
     if _PREMISE.match(re.split(r"[;]|\.\s", whole)[-1]):
@@ -63,6 +64,8 @@ _MOVE_TO = re.compile(r"\b(?:halv(?:e|es|ing)|cut(?:s|ting)?|drop(?:s|ping)?|fal
                       r"(?:down\s+|up\s+)?to\s+(?:[~≈]|about\s+|roughly\s+|around\s+|approximately\s+)*$", re.I)
 # a number labelled an estimate where it stands: "~53 us (estimate)", "0.5 ms (est.)"
 _ESTIMATE_AFTER = re.compile(r"\s*\((?:an?\s+)?(?:estimate|est\.|estimated|projected)\b", re.I)
+# a line labelled an estimate before its numbers: "- bf16 variant (estimate): 268 MB -> ~56 us floor, ~60-65 us kernel"
+_ESTIMATE_HEAD = re.compile(r"\((?:an?\s+)?(?:estimates?|est\.|estimated|projected)\)\s*:", re.I)
 # the target of a move: "from ~126 us to roughly 60-70", "from 4,096 down to 1", "1.52ms -> ~0.8"
 _TARGET = re.compile(r"(?:\bfrom\s+[~≈]?[\d.,]+[kKMG]?\s*[^\s\d]*\s+(?:\w+\s+)?to|\d[^\s\d]*\s*(?:→|->|=>|⟶))\s*"
                      r"(?:(?:~|≈|about|roughly|around|approximately|under|below|over|above|at most|at least|well|only|just|"
