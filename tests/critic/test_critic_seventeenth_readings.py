@@ -9,7 +9,8 @@
     verdict blames must carry a real share of the window's kernel time; a terse note that links its numbers in
     arrows is no keyword list;
   - fixes: unpinning a pinned download is the wrong way; "GPU busy -> ~98 %, loop 24.3 ms -> ~13.5 ms" gives the
-    busy fraction no fall; "copy ns per step" and "step median" name what moves;
+    busy fraction no fall; "copy ns per step" and "step median" name what moves; "2.03 ms → tens of
+    microseconds" falls;
   - layouts: an appendix headed "what limits it now" backs the executive summary's verdict.
 """
 from __future__ import annotations
@@ -123,6 +124,8 @@ def test_a_terse_note_in_arrows_is_no_keyword_list(case):
 def test_a_step_median_names_what_moves_and_an_estimate_label_heads_its_line(case):
     metric, direction = fix_metric_direction("Metric: nsys step median should fall ~6-8x.")
     assert "step median" in metric and direction == "decrease"
+    assert fix_metric_direction("step median 2.03 ms → tens of microseconds") == ("step median", "decrease")
+    assert fix_metric_direction("kernel time from 3 us to tens of milliseconds") == ("kernel time", "increase")
     c = case("py_fused_gelu")
     text = _text("blind67", "b67_gelu_exec")
     assert _accepted(c.critique(text)), c.critique(text).reasons
