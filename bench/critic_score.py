@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # all sixty-four sets
+    python bench/critic_score.py                 # all sixty-eight sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -355,6 +355,25 @@ read or ran the critic), each pair scored counts only before any of it was read:
   3/56, 3/40 (6/56, 14/40, read this session); blind60+61 7/56, 8/40 (11/56, 15/40, read this session); the other
   read pairs unchanged. Never read: blind62+63 6/56 (11%), 10/40 (25%), the same as on arrival; blind44+45 4/53,
   10/43; blind52 2/28, 8/20 (2/28, 9/20).
+2026-12-03, seventeenth session (05:08-08:08 UTC):
+  - blind62+63 read from 05:15 UTC. blind64-67 (48 answers each, 20 expected accepts, written 05:11-05:26 UTC by
+    helpers that never read or ran the critic, over the 48 least-used captures), counts only on arrival at e4cae6b
+    (the session's start): blind64 2/28, 8/20; blind65 3/28, 8/20; blind66 1/28, 12/20; blind67 3/28, 5/20; together
+    9/112 (8%) and 33/80 (41%). blind66+67 were read from 06:12 UTC; blind64+65 were never read.
+  - Changes (tests/critic/test_critic_seventeenth_readings.py, on real captures, most with a twin the critic refuses):
+    numbers ('4096 ops/clk/SM' is a per-clock peak; '2-byte loads' is a width; a statistic belongs to its clause;
+    'its GEMMs' names the capture's one GEMM kernel; threads counted in warps of 32; a count of things is no byte
+    count; '58.2 of the 60.8 ms'; a program's copy time per step; a line labelled '(estimate):' predicts); claims (a
+    'Bound:' label is the verdict; the download volume is a cause; the latency of dependent loads is a limit, not
+    the roofline; a collective's wait has the straggler the answer names, and a straggler named elsewhere must be
+    the late rank; DRAM blamed at under 10% of peak; kernels a program-level verdict blames must hold 25% of the
+    window's kernel time; a terse note in arrows is no keyword list); fixes (unpinning a pinned download is the
+    wrong way; a bare target ends its metric's clause; 'copy ns per step', 'step median' name what moves; '2.03 ms
+    -> tens of microseconds' falls); layouts (an appendix backs the executive summary).
+  At the session's final critic, against e4cae6b: development sets 22/700, 55/553 (unchanged); blind62+63 3/56,
+  4/40 (6/56, 10/40, read this session); blind66+67 4/56, 9/40 (4/56, 17/40, read this session); blind34+35 2/53,
+  7/43 (2/53, 9/43); blind42+43 6/55, 8/41 (6/55, 9/41). Never read: blind64+65 5/56 (9%), 15/40 (38%) (5/56,
+  16/40 on arrival); blind44+45 4/53, 8/43 (4/53, 10/43); blind52 2/28, 6/20 (2/28, 8/20).
 """
 from __future__ import annotations
 
@@ -429,7 +448,7 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"] + \
-        [f"adversarial_blind{i}" for i in range(2, 64)]
+        [f"adversarial_blind{i}" for i in range(2, 68)]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)

@@ -103,22 +103,28 @@ DATA = Path(__file__).parent / "data"
 # least-used captures) were scored on arrival, counts only, at 96e92d1 (the session's start): blind60 5/28, 8/20;
 # blind61 6/28, 7/20; blind62 3/28, 4/20; blind63 3/28, 6/20. blind60+61 were read from 02:37 UTC (development sets
 # since); blind62+63 were never read. All bounds are this session's final counts (tightened; none raised).
+# Seventeenth session (2026-12-03, 05:08-08:08 UTC): blind62+63 were read from 05:15 UTC (development sets since).
+# blind64-67 (48 answers each, written 05:11-05:26 UTC by helpers that never read or ran the critic, over the 48
+# least-used captures) were scored on arrival, counts only, at e4cae6b (the session's start): blind64 2/28, 8/20;
+# blind65 3/28, 8/20; blind66 1/28, 12/20; blind67 3/28, 5/20. blind66+67 were read from 06:12 UTC; blind64+65 were
+# never read. All bounds are this session's final counts (tightened; none raised).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (0, 4), "adversarial_blind21": (1, 4), "adversarial_blind22": (1, 2),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (2, 1), "adversarial_blind25": (0, 1),
            "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 8), "adversarial_blind28": (0, 4),
            "adversarial_blind29": (2, 2), "adversarial_blind30": (0, 2), "adversarial_blind31": (1, 2),
            "adversarial_blind32": (1, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 4),
-           "adversarial_blind35": (1, 5), "adversarial_blind36": (0, 6), "adversarial_blind37": (0, 6),
+           "adversarial_blind35": (1, 3), "adversarial_blind36": (0, 6), "adversarial_blind37": (0, 6),
            "adversarial_blind38": (1, 2), "adversarial_blind39": (3, 2), "adversarial_blind40": (3, 4),
-           "adversarial_blind41": (3, 0), "adversarial_blind42": (5, 5), "adversarial_blind43": (1, 4),
-           "adversarial_blind44": (2, 4), "adversarial_blind45": (2, 6), "adversarial_blind46": (1, 7),
+           "adversarial_blind41": (3, 0), "adversarial_blind42": (5, 5), "adversarial_blind43": (1, 3),
+           "adversarial_blind44": (2, 4), "adversarial_blind45": (2, 4), "adversarial_blind46": (1, 7),
            "adversarial_blind47": (1, 4), "adversarial_blind48": (2, 1), "adversarial_blind49": (1, 1),
-           "adversarial_blind50": (4, 6), "adversarial_blind51": (4, 4), "adversarial_blind52": (2, 8),
+           "adversarial_blind50": (4, 6), "adversarial_blind51": (4, 4), "adversarial_blind52": (2, 6),
            "adversarial_blind53": (0, 1), "adversarial_blind54": (0, 5), "adversarial_blind55": (4, 6),
            "adversarial_blind56": (1, 3), "adversarial_blind57": (1, 0), "adversarial_blind58": (2, 0),
            "adversarial_blind59": (1, 3), "adversarial_blind60": (3, 6), "adversarial_blind61": (4, 2),
-           "adversarial_blind62": (3, 4), "adversarial_blind63": (3, 6)}
+           "adversarial_blind62": (1, 1), "adversarial_blind63": (2, 3), "adversarial_blind64": (2, 7),
+           "adversarial_blind65": (3, 8), "adversarial_blind66": (1, 5), "adversarial_blind67": (3, 4)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
