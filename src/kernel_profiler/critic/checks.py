@@ -117,7 +117,8 @@ def _keyword_list(text: str) -> bool:
     """Under 3% function words, and no chain written in arrows: a note as terse as "32 sectors/req -> 4" ... "4 -> 32;
     time -> ~0.13 ms" links its numbers, a keyword list never does."""
     words = re.findall(r"[A-Za-z][A-Za-z']*", re.sub(r"`[^`]*`", " ", text or ""))
-    return len(words) >= KEYWORD_LIST_WORDS and len(re.findall(r"->|→", text or "")) < 2 and sum(w.lower() in _FUNCTION_WORDS for w in words) < KEYWORD_LIST_SHARE * len(words)
+    few = sum(w.lower() in _FUNCTION_WORDS for w in words) < KEYWORD_LIST_SHARE * len(words)
+    return len(words) >= KEYWORD_LIST_WORDS and few and len(re.findall(r"->|→", text or "")) < 2
 
 
 def check_not_a_dump(c: Context) -> list[str]:
@@ -221,9 +222,9 @@ def _no_spill(c: Context, mid: str, x: Measured) -> list[str]:
 
 def _wrong_rank(c: Context, mid: str) -> list[str]:
     """A straggler claim must blame the rank that enters the collectives late, not one that waits for it."""
-    a = c.answer  # the verdict's rank, else the one a sentence elsewhere calls the straggler ("So the straggler is
-    named = blamed_rank(a.bottleneck)  # rank 0, and the mechanism is ...")
-    if named is None:
+    a = c.answer
+    named = blamed_rank(a.bottleneck)
+    if named is None:  # the rank a sentence elsewhere calls the straggler ("So the straggler is rank 0, and ...")
         named = next((r for r in (blamed_rank(x) for t in [a.explanation, *(e.meaning for e in a.evidence), a.fix_text]
                                   for x in sentences(t) if STRAGGLER_NAMED.search(x)) if r is not None), None)
     st = signatures.straggler(Measured(ranks=list(c.facts.diagnosis.ranks))) if c.facts.diagnosis else None

@@ -261,18 +261,18 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
     return refinement(a.explanation, claim) or claim  # "you're transfer-bound" refined by the mechanism's "pageable"
 
 
-
-
 def named_wait(claim: Optional[str], raw: str) -> Optional[str]:
     """Time in a collective blamed by an answer that names the late rank it waits for ("the all-reduce makes the
     faster rank wait ... Rank 1 is the straggler", anywhere in the text): the claim is that rank's imbalance."""
-    if claim in _NAMED_WAIT and any(blamed_rank(x) is not None for x in sentences(raw or "") if STRAGGLER_NAMED.search(x)):
+    if claim in _NAMED_WAIT and any(blamed_rank(x) is not None for x in sentences(raw or "")
+                                    if STRAGGLER_NAMED.search(x)):
         return _NAMED_WAIT[claim]  # (not "every rank waits until the late rank arrives": no rank named)
     return claim
 
 
 _NAMED_WAIT = {"comms_wait": "rank_imbalance"}
-STRAGGLER_NAMED = re.compile(r"\bstraggler (?:is|=|:) ?rank\b|\brank \d+ is (?:the |clearly the )?(?:straggler|slow\w*)\b", re.I)
+STRAGGLER_NAMED = re.compile(r"\bstraggler (?:is|=|:) ?rank\b|\brank \d+ is (?:the |clearly the )?(?:straggler|slow\w*)\b",
+                             re.I)
 
 
 def _title(text: str) -> str:
