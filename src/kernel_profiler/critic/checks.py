@@ -30,7 +30,7 @@ from .arithmetic import wrong_arithmetic
 from .context import Context
 from .number_check import check_numbers
 from .share import check_share
-from .claim import STRAGGLER_NAMED, blamed_rank, claimed_mechanism, named_wait
+from .claim import blamed_rank, claimed_mechanism, named_straggler, named_wait
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
 from .bound_words import answer_bound, on_device, timeline_verdict
@@ -225,8 +225,8 @@ def _wrong_rank(c: Context, mid: str) -> list[str]:
     a = c.answer
     named = blamed_rank(a.bottleneck)
     if named is None:  # the rank a sentence elsewhere calls the straggler ("So the straggler is rank 0, and ...")
-        named = next((r for r in (blamed_rank(x) for t in [a.explanation, *(e.meaning for e in a.evidence), a.fix_text]
-                                  for x in sentences(t) if STRAGGLER_NAMED.search(x)) if r is not None), None)
+        named = next((r for r in (named_straggler(t) for t in [a.explanation, *(e.meaning for e in a.evidence),
+                                                                a.fix_text]) if r is not None), None)
     st = signatures.straggler(Measured(ranks=list(c.facts.diagnosis.ranks))) if c.facts.diagnosis else None
     if mid not in catalog.BLAMES_A_RANK or named is None or st is None or named == st[0].rank:
         return []

@@ -264,15 +264,20 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
 def named_wait(claim: Optional[str], raw: str) -> Optional[str]:
     """Time in a collective blamed by an answer that names the late rank it waits for ("the all-reduce makes the
     faster rank wait ... Rank 1 is the straggler", anywhere in the text): the claim is that rank's imbalance."""
-    if claim in _NAMED_WAIT and any(blamed_rank(x) is not None for x in sentences(raw or "")
-                                    if STRAGGLER_NAMED.search(x)):
+    if claim in _NAMED_WAIT and named_straggler(raw) is not None:
         return _NAMED_WAIT[claim]  # (not "every rank waits until the late rank arrives": no rank named)
     return claim
 
 
+def named_straggler(text: str) -> Optional[int]:
+    """The rank a sentence of the text calls the straggler ("Rank 1 is the straggler", "straggler = rank 1")."""
+    return next((r for r in (blamed_rank(x) for x in sentences(text or "") if _STRAGGLER_NAMED.search(x))
+                 if r is not None), None)
+
+
 _NAMED_WAIT = {"comms_wait": "rank_imbalance"}
-STRAGGLER_NAMED = re.compile(r"\bstraggler (?:is|=|:) ?rank\b|\brank \d+ is (?:the |clearly the )?(?:straggler|slow\w*)\b",
-                             re.I)
+_STRAGGLER_NAMED = re.compile(r"\bstraggler (?:is|=|:) ?rank\b|\brank \d+ is (?:the |clearly the )?(?:straggler|slow\w*)\b",
+                              re.I)
 
 
 def _title(text: str) -> str:
