@@ -255,6 +255,9 @@ def implicit(sentence: str, q: Quantity, unit_share: bool = False) -> Optional[s
     target = _si(q)
     if not target:
         return None
+    listed = listed_sum(sentence, q)
+    if listed is not None:
+        return listed
     for a in others:
         for b in others:
             if a is b:
@@ -271,6 +274,43 @@ def implicit(sentence: str, q: Quantity, unit_share: bool = False) -> Optional[s
                 if v and v > 0 and _close(target, v, q):
                     return f"{how} of {a.q.written} and {b.q.written} written in the same sentence"
     return None
+
+
+def listed_sum(sentence: str, q: Quantity) -> Optional[str]:
+    """`q` as the sum of the parts listed after it in its sentence ("~238 us (the two GEMMs at ~90 us each, plus the
+    copy 21 us, pow 15 us, ...)"), a part counted as often as the words before it say ("two ... at 90 us each"): a
+    total the writer broke down, not a measurement of its own. None when it is not that sum, or fewer than three
+    parts (two are `implicit`'s) are listed."""
+    if q.family not in ("time", "bytes"):
+        return None
+    t = scrub(sentence)
+    parts = [o for o in _operands(sentence) if o.start >= q.end and o.q.family == q.family]
+    if len(parts) < 2:
+        return None
+    total, written, last = 0.0, [], q.end
+    for o in parts:
+        n = _times_each(t[last:o.start], t[o.end:o.end + 8])
+        total += n * o.si
+        written.append(f"{n} x {o.q.written}" if n > 1 else o.q.written)
+        last = o.end
+    if len(written) + sum(w.count(" x ") for w in written) < 3 or not _close(_si(q), total, q):
+        return None
+    return f"sum of the parts listed after it ({' + '.join(written)})"
+
+
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "both": 2}
+_EACH = re.compile(r"^\s*(?:each|apiece|per (?:launch|call|kernel))\b", re.I)
+_COUNT_BEFORE = re.compile(r"\b(two|three|four|five|six|eight|both|\d)\b(?!.*\b(?:two|three|four|five|six|eight|both|\d)\b)",
+                           re.I)
+
+
+def _times_each(before: str, after: str) -> int:
+    """How many times a listed part counts: "the two GEMMs at ~90 us each" twice, "copy 21 us" once."""
+    m = _COUNT_BEFORE.search(before)
+    if not m or not _EACH.match(after):
+        return 1
+    w = m.group(1).lower()
+    return _COUNT_WORDS.get(w) or int(w)
 
 
 def implicit_miss(sentence: str, q: Quantity, within: float = 0.5) -> Optional[str]:

@@ -42,6 +42,10 @@ def answer_bound(c: Context) -> Optional[str]:
         return a.bound
     label = _BOUND_LABEL.search(a.bottleneck or "")  # "**Bound: latency / atomic contention.** ... while the rest of
     said = _label_bound(label) if label else _stated(a.bottleneck or "")  # the GPU idles": the label is the verdict
+    elsewhere = None if label else _BOUND_LABEL.search(c.raw or "")
+    if said == "host" and elsewhere and not _SAYS_HOST.search(a.bottleneck or ""):
+        return _label_bound(elsewhere)  # "~88% of the GPU idles during every step" over "**Bound:** latency (low
+        # parallelism)" further down: the idle words describe, the label states the verdict
     if said:
         return said
     bare = _BARE_BOUND.fullmatch(a.bottleneck or "")
@@ -62,6 +66,7 @@ def answer_bound(c: Context) -> Optional[str]:
 
 _BOUND_LABEL = re.compile(r"^[\s*_>#-]*(?:\*\*)?bound(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(memory|compute|latency|host|cpu|"
                           r"transfer|copy|bandwidth|(?:GPU )?kernel|GPU)\b(?![\w-])", re.I | re.M)
+_SAYS_HOST = re.compile(r"\b(?:host|CPU|launch|python|dispatch)[- ](?:bound|limited)\b", re.I)
 _BARE_BOUND = re.compile(r"\W*(memory|compute|latency|host|transfer)\W*", re.I)  # a "bound" key's value read as the
 # verdict: "compute"
 

@@ -370,6 +370,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
         f.add("timeline.kernel_period_median_ns", float(starts.diff().dropna().median()), "time", src, None,
               "median start-to-start interval of consecutive kernels in the window")
     add("timeline.kernel_median_ns", float(dur.median()), "time", src, None, "median of all kernels")
+    grids: dict[str, int] = {}
     for name, grp in dur.groupby(k["name"]):
         key = KernelName(str(name)).key
         _kernel(f, key, str(name))
@@ -387,6 +388,7 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             blocks = int(row["grid_x"]) * int(row["grid_y"]) * int(row["grid_z"])
             threads = int(row["block_x"]) * int(row["block_y"]) * int(row["block_z"])
             f.add("timeline.grid_blocks", blocks, "count", src, key, "grid x*y*z")
+            grids[key] = blocks
             f.add("timeline.block_threads", threads, "count", src, key, "block x*y*z")
             if f.sm_count:
                 f.add("derived.grid_per_sm", blocks / f.sm_count, "ratio", src, key, "grid / SM count")
@@ -401,6 +403,11 @@ def _timeline_facts(f: Facts, arts: Artifacts, s: Optional[TimelineSummary]) -> 
             except (TypeError, ValueError, KeyError):
                 pass
     f.add("timeline.kernel_count_capture", len(k), "count", src, None, "kernels in the capture")
+    if per and grids:  # "eight 16-block kernels, 128 blocks in total": the blocks a step launches, over its kernels
+        launched = sum(grids.get(KernelName(r.name).key, 0) * r.count / per for r in s.top_kernels)
+        if all(abs(launched - g) > 0.5 for g in grids.values()):
+            f.add("timeline.grid_blocks_per_step", launched, "count", src, None, "sum over kernels of grid x launches "
+                  "per step")
     if len(tl.api):
         add("timeline.sync_calls", int(blocking_calls(tl.api).sum()), "count", src, None, "blocking API calls")
         f.add("timeline.launch_calls", int((tl.api["category"] == "launch").sum()), "count", src, None, "launch API calls")
