@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # all sixty-eight sets
+    python bench/critic_score.py                 # all seventy-two sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -448,7 +448,7 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"] + \
-        [f"adversarial_blind{i}" for i in range(2, 68)]
+        [f"adversarial_blind{i}" for i in range(2, 72)]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)
