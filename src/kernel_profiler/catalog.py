@@ -125,9 +125,9 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        not_words=r"__syncthreads|syncwarp|barrier|block[- ]level|warp[- ]level|(within|inside|of) (a|the|each) (thread )?block"),
     _e("host_work", "host", "host work", "program", _T + "host_finding", "sig_idle_cause",
        r"host work|CPU[- ](bound|work|side)|python (overhead|work|loop|objects?|lists?|interpreter)|\bGIL\b|"
-       r"on (?:one|a single) CPU (?:thread|core)|host[- ]side (work|computation)|"
-       r"(?:host|CPU) computation|host's own|own computation|host code|data preparation|preprocessing|"
-       r"wait\w* (?:on|for) (?:the )?(?:Python|interpreter)\b|unbox\w*|python floats",
+       r"on (?:one|a single) (?:CPU )?(?:thread|core)\b|host[- ]side (work|computation)|"
+       r"(?:host|CPU) comput(?:ation|e)\b|host's own|own computation|host code|data preparation|preprocessing|"
+       r"wait\w* (?:on|for) (?:the )?(?:Python|interpreter|CPU)\b(?! to)|unbox\w*|python floats",
        "Overlap or remove the host work: prepare the next batch ahead of time on another thread or process "
        "(DataLoader workers, a prefetch queue), move the preprocessing to the GPU, or cache its results.",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease"), idle_cause="host_work"),
@@ -156,7 +156,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "non_blocking=True); DataLoader(pin_memory=True)), and keep data resident on the GPU where possible.",
        (r"bandwidth|copy_bandwidth", "increase"), (r"copy|transfer|pageable", "decrease"),
        wrong_way=(r"\b(?:split\w*|chunk\w*|break\w*)\b[^.;]{0,60}\binto (?:\w+ ){0,2}(?:\d[\d,]*|many|several|smaller)\b"
-                  r"[^.;]{0,30}\b(?:chunks|pieces|copies|calls|cudaMemcpyAsync)",
+                  r"[^.;]{0,30}\b(?:chunks|pieces|slices|copies|calls|cudaMemcpyAsync)",
                   "a pageable copy stays staged through the driver's pinned buffer and synchronous with the host however "
                   "it is split: more, smaller copies add a per-call cost; pin the host buffer instead")),
     _e("transfer_volume", "transfer", "copy volume", "program", _T + "transfer_finding", "sig_transfer_volume",

@@ -24,7 +24,7 @@ _POWER = re.compile(r"^\s*(?:\^\s*|\*\*\s*)(\d+)")
 _SUPERSCRIPT = re.compile(r"(?<![\w.])(\d+)([²³⁴])")
 _WORD = r"[^\W\d_][\w/.'’-]*"
 _OP = re.compile(rf"^\s*(?:{_WORD}\s+){{0,3}}?(?:\([^()=\d]{{1,60}}\)\s+)?(x|×|·|⋅|\*|/|\+|-|−|–|plus|minus)\s+(?:~\s*)?"
-                 rf"(?:{_WORD}\s+){{0,2}}$|^(/)$"  # "132 SMs (TARGET_INFO_GPU.smCount) x 128 lanes": a source named
+                 rf"(?:{_WORD}\s+){{0,3}}$|^(/)$"  # "132 SMs (TARGET_INFO_GPU.smCount) x 128 lanes": a source named
                  rf"|^\s*(?:{_WORD}\s+){{0,3}}?(×|·|⋅|\*)\s*$")
 _EQ = re.compile(rf"^\s*(?:{_WORD}\s+){{0,4}}?(?:\([^()=]*\)\s*)?(?:=|≈)\s*(?:\*\*)?~?\s*$")  # "= **32**"
 _HEAD = re.compile(_NUM)
@@ -84,6 +84,7 @@ def _operands(sentence: str) -> list[Operand]:
     powers = [Quantity(m.group(0), float(m.group(1)) ** _SUPER[m.group(2)], "count", 0.0, None, "", m.start(), m.end())
               for m in _SUPERSCRIPT.finditer(t)]
     nums = sorted(qs + bare + powers, key=lambda q: q.start)
+    nums = [q for q in nums if not any(a <= q.start < b for a, b in _sizes_before_times(t))]
     out: list[Operand] = []
     skip = -1
     for i, q in enumerate(nums):
@@ -162,9 +163,20 @@ def _op(gap: str) -> Optional[str]:
     return _WORD_OPS.get(op.lower(), op)
 
 
+_SIZE_BEFORE_TIME = re.compile(r"(?<![\w.])\d[\d.,]*\s?(?:[kKMGT]i?B|bytes)\s+(?=~?\d[\d.,]*\s?(?:ns|us|µs|ms|s)\b)")
+
+
+def _sizes_before_times(t: str) -> list[tuple[int, int]]:
+    """Spans of sizes written right before a time ("clone memcpy DtoD 1.07 GB 0.507 ms"): what a term moves, no
+    operand of the sum it is in."""
+    return [m.span() for m in _SIZE_BEFORE_TIME.finditer(t)]
+
+
 def chains(sentence: str) -> list[Stated]:
     """Every written 'A op B (op C ...) = R' of one sentence, recomputed with x and / before + and -."""
     t = scrub(sentence)
+    for a, b in _sizes_before_times(t):
+        t = t[:a] + " " * (b - a) + t[b:]
     ops = _operands(sentence)
     out: list[Stated] = []
     i = 0

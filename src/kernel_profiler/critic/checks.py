@@ -40,6 +40,7 @@ from .visible import addressed_to_reviewer
 from .match import close
 from .scope import answer_scope, kernel_mentions
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
+from .unverified import clause_of
 
 DUMP_MIN_NUMBERS = 5  # evidence lines + numbers and metric names in the mechanism: beyond this, a list
 
@@ -315,6 +316,8 @@ def check_replay_time(c: Context) -> list[str]:
             for q in quantities(sent):
                 if q.family != "time" or _KERNEL_AFTER.match(sent[q.end:]):  # "a 14 µs kernel": a kernel's time
                     continue
+                if not _PROGRAM_TIME.search(clause_of(sent, q, aside=False) + " " + _glossed(sent, q)):
+                    continue  # "against 15.49 ms measured (nsys median 15.07 ms per step)": the step is the aside's
                 is_ncu = any(close(d, q.value, q.tol) for d in f.ncu_durations)
                 # a value closer to a kernel's timeline statistic (its median launch) than to any ncu duration was
                 # read from the timeline
@@ -328,6 +331,12 @@ def check_replay_time(c: Context) -> list[str]:
                     out.append(f"'{q.written}' is an ncu kernel duration (replayed in isolation), quoted as program/"
                                f"step time{ref}: take program time from the timeline.")
     return out
+
+
+def _glossed(sentence: str, q) -> str:
+    """The words a parenthesis holding q glosses ("the step time (14.27 µs)": "the step time"), or ''."""
+    i = sentence.rfind("(", 0, q.start)
+    return sentence[max(0, i - 40):i] if i >= 0 and ")" not in sentence[i:q.start] else ""
 
 
 def check_arithmetic(c: Context) -> list[str]:

@@ -87,7 +87,10 @@ def _done(text: str) -> bool:
     """Whether the text says the kernel/program is done (at its ceiling), in a clause that does not negate it."""
     if _LATENCY_LIMIT.search(text) or RATE_LIMIT.search(text):
         return False
+    quoted = _quoted(text)
     for m in DONE.finditer(text):
+        if any(x <= m.start() < y for x, y in quoted):
+            continue  # 'the reflex is "memory-bound, at the roofline, nothing to do". But ...': a view quoted
         a, b = _clause_span(text, m.start(), m.end())
         clause = text[a:b]
         if re.search(r"\b(not|never|far from|no longer|isn't|is not|nowhere near|away from)\b", clause, re.I):
@@ -99,6 +102,11 @@ def _done(text: str) -> bool:
             continue  # "latency (dependent pointer chase) at its floor": the floor of a latency, not the roofline
         return True
     return False
+
+
+def _quoted(text: str) -> list[tuple[int, int]]:
+    """Spans of text in double quotes: words the answer quotes (a reflex, a hypothesis, a colleague's), not its own."""
+    return [m.span() for m in re.finditer(r'"[^"\n]{3,120}"|“[^”\n]{3,120}”', text)]
 
 
 def _hits(text: str, raw: str) -> list[tuple[int, int, str]]:
@@ -220,13 +228,22 @@ def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     last and "X is Y" asserts Y; without (the mechanism), only a verb of limiting asserts."""
     plain = _plain(text)
     hits = _hits(plain, text or "")
-    hits = [h for h in hits if not _set_apart(plain, h[0]) and not _open_question(plain, h[0])]
-    strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions)]
+    quoted = _quoted(plain)
+    hits = [h for h in hits if not _set_apart(plain, h[0]) and not _open_question(plain, h[0]) and
+            not any(x <= h[0] < y for x, y in quoted)]
+    strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions) and
+              h[2] not in _ruled_out_causes(_sentence(plain, h[0]))]  # "idle time to host work, not to
+    # synchronization: ... the per-step `cudaEventSynchronize` costs 7.8 us": a cost its own sentence rules out
     specific = [h for h in strong if h[2] not in GENERIC_CLAIMS]
     if specific:
         return _pick(specific)
     if _done(plain):
         return "near_peak"
+    if mentions and not strong:  # "The contention ... is gone. ... one global atomic per block": a cause the text
+        gone = _ruled_out_causes(plain, gone=True)  # says is gone is not claimed by the words of its fix
+        opens_gone = bool(_GONE.search(plain[slice(*_sentence_span(plain, 0))])) if plain.strip() else False
+        hits = [h for h in hits if h[2] not in gone and not opens_gone]  # ("The contention ... is gone. ...": a
+        # text that opens with what is gone describes the fix after it)
     if mentions and any(h[2] not in GENERIC_CLAIMS for h in hits):
         if strong:  # "it is issue-limited ... fuse it into its consumer": a mention of another bound's cause (the
             return _refined(hits, {h[2] for h in strong}) or _pick(strong)  # fix's words) does not replace the claim
@@ -235,6 +252,22 @@ def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     if refined:  # the mechanism: "the program is transfer-bound ... every copy's source is Pageable": the generic
         return refined  # bound it asserts, refined by the cause of that bound it names
     return _pick(strong) or (_pick(hits) if mentions else None)
+
+
+def _ruled_out_causes(plain: str, gone: bool = False) -> set[str]:
+    """The catalogued causes a text names in a clause that rules them out ("not to synchronization"); with `gone`,
+    only those it says are gone ("the contention ... is gone", "no longer")."""
+    return {i for i, e in CATALOG.items() for m in e.words.finditer(plain) if ruled_out(plain, m.start(), m.end()) and
+            (not gone or _GONE.search(plain[slice(*_sentence_span(plain, m.start()))]))}
+
+
+_GONE = re.compile(r"\b(?:gone|removed|eliminated|fixed|resolved|no longer|disappeared|went away)\b", re.I)
+
+
+def _sentence_span(text: str, at: int) -> tuple[int, int]:
+    ends = _sentence_ends(text)
+    i = _sentence_index(ends, at)
+    return ends[i], ends[i + 1]
 
 
 def _refined(hits: list[tuple[int, int, str]], claims: set[str]) -> Optional[str]:

@@ -119,7 +119,7 @@ TEXT_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p, re.I), 
     (r"\bfloor|minimum time|ideal time|lower bound|could (run|finish)|would take|at best", "floor"),
     (r"\b(?:issue|instruction)[- ](?:floor|limit|bound time)", "issue_floor"),
     (r"\bgap\b|\bfloor\b|roofline|slower than|(away|far) from|\bwithin\b|off (the|its) (roofline|peak)|"
-     r"\btimes (its|the)\b|\bx (its|the)\b|\bdone\b|headroom|\bgain|\bbuy\b|\bsav(e|ing)|improvement|at most", "gap"),
+     r"\btimes (its|the)\b|\bx (its|the)\b|\bdone\b|headroom|\bgain|\bbuy(?:s|ing)?\b|\bbought\b|\bsav(e|ing)|improvement|at most", "gap"),
     (r"\bDRAM\b|\bHBM\b|device memory|global memory|bytes|traffic|\bmoved?\b|\bmoves\b|\bGB\b|\bMB\b|GiB|MiB|\bKB\b",
      "dram_bytes bytes"),
     (r"\bread\b|\breads\b|loaded|\bload", "read"), (r"\bwrit(e|es|ten)\b|\bstored?\b|\boutputs?\b", "write"),

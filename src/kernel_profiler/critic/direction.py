@@ -71,7 +71,8 @@ def clause_direction(clause: str) -> Optional[str]:
     arrow = _UP_DOWN.search(clause)
     past = _PAST.search(clause) or _MUCH.search(clause)
     gone = _TO_NOTHING.search(clause)
-    first = min(moves + [x for x in (d, w, arrow, past, gone) if x], key=lambda m: m.start(), default=None)
+    first = min(moves + [x for x in (d, w, arrow, past, gone) if x], default=None,
+                key=lambda m: m.start(1) if m is past else m.start())  # "down by well over 10x": the word before
     if first is None:
         return None
     if first is gone:  # "host time per step -> ~0", "migrations -> a few"

@@ -339,8 +339,8 @@ def _fix_first(sections: dict[str, str]) -> None:
     roofline arithmetic) explains, and the verdict is the first sentence elsewhere that names the bound."""
     head = sections.get("bottleneck", "")
     first = next(iter(sentences(head)), "")
-    if not first or not opens_with_a_change(first) or _VERDICT.search(first):
-        return
+    if not first or not opens_with_a_change(first) or _VERDICT.search(first) or _LEAVE_IT.search(first):
+        return  # ("I'd leave this kernel alone.": the verdict that it is done, not a change)
     fix = sections.get("fix", "")
     if fix and any(says_what_to_do(x) for x in sentences(fix)[:1]):
         return  # the answer has a fix of its own: the opening is advice before the verdict, not the fix
@@ -352,6 +352,9 @@ def _fix_first(sections: dict[str, str]) -> None:
     sections["bottleneck"] = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", verdict).strip()
 
 
+_LEAVE_IT = re.compile(r"\bleave (?:it|this|that|the)(?: [\w`]+){0,2} (?:alone|as it is|as is)\b", re.I)
+
+
 def _fill(sections: dict[str, str]) -> None:
     """Parts a labelled answer leaves unlabelled, read from the parts it labels: a bottleneck of several paragraphs
     (its first sentence the verdict, its paragraphs the measurements and the reasons); measurement bullets under
@@ -361,6 +364,12 @@ def _fill(sections: dict[str, str]) -> None:
     if len(paras) >= 2 and not sections.get("evidence") and not sections.get("mechanism"):
         sections["bottleneck"] = next(iter(sentences(paras[0])), paras[0])
         sections["evidence"] = sections["mechanism"] = "\n\n".join(paras)
+        listed = [i > 0 and paras[i - 1].rstrip().endswith(":") and any(BULLET.match(x) for x in p.splitlines())
+                  for i, p in enumerate(paras)]  # a list announced by "...has to get off the critical path:"
+        prose = [x for p, lst in zip(paras, listed) if not lst for x in sentences(p) if numbers_of(x)]
+        if len(prose) >= 2 and any(listed):  # "1. Move it to the GPU ...", "2. If it must ..." after the
+            sections["evidence"] = "\n".join(f"- {x.strip()}" for x in prose)  # measured prose: steps of the
+            # change, not the measurements
     mech = sections.get("mechanism", "")
     if not sections.get("evidence"):
         rows = [line for part in ("bottleneck", "mechanism") for line in sections.get(part, "").splitlines()

@@ -55,16 +55,27 @@ def unfence(text: str) -> str:
     fences = list(_FENCE.finditer(body))  # "Structured diagnosis for `x`:" then one fenced object: the object
     if len(fences) == 1 and fences[0].group(1).startswith("{") and \
             len(body) - len(fences[0].group(0)) <= _PREFACE and "#" not in body[:fences[0].start()]:
-        return fences[0].group(1)
+        return _with_note(fences[0].group(1), body[fences[0].end():].strip(), short=True)
     if len(fences) == 1 and fences[0].group(1).startswith("{") and "#" not in body and fences[0].start() <= _PREFACE:
-        data = json_object(fences[0].group(1))  # an object with a note after it, no headings: the note is the
-        after = body[fences[0].end():].strip()  # object's reasoning, under its own key
-        if isinstance(data, dict) and after and "note" not in data and not {"bottleneck", "primary"} & set(data):
-            data["note"] = re.sub(r"^(?:\*\*)?note(?:\*\*)?\s*:\s*(?:\*\*)?", "", after, flags=re.I)
-            return json.dumps(data)
+        noted = _with_note(fences[0].group(1), body[fences[0].end():].strip())  # an object with a note after it,
+        if noted != fences[0].group(1):  # no headings: the note is the object's reasoning, under its own key
+            return noted
     return body
 
 
+def _with_note(obj: str, after: str, short: bool = False) -> str:
+    """The fenced object with the prose written after it as its "note" ("Short version: the histogram is ..."), when
+    it has none and is no Answer; the object as it is otherwise. `short`: a few lines after it, read as its
+    reasoning only when the object gives none of its own (else a caveat: "One caveat: the permutation ...")."""
+    data = json_object(obj) if after else None
+    if isinstance(data, dict) and "note" not in data and not {"bottleneck", "primary"} & set(data) and \
+            not (short and any(_EXPLAINS.match(str(k)) and len(str(v).split()) >= 5 for k, v in data.items())):
+        data["note"] = re.sub(r"^(?:\*\*)?note(?:\*\*)?\s*:\s*(?:\*\*)?", "", after, flags=re.I)
+        return json.dumps(data)
+    return obj
+
+
+_EXPLAINS = re.compile(r"(?:mechanism|explanation|why|reason\w*|cause)$", re.I)
 _PREFACE = 600  # characters of prose around a fenced JSON object that still leave the object the answer
 
 

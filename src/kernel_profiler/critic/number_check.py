@@ -125,7 +125,9 @@ def _carries(e) -> bool:
     """Whether an evidence line's text carries its own value (a Markdown line; a JSON item may give it apart)."""
     q = evidence_quantity(e.value, e.unit)
     return any(close(x.value, q.value, x.tol) or (x.family == "pct" and close(x.value / 100, q.value, q.tol))
-               for x in quantities(e.meaning))
+               for x in quantities(e.meaning)) or \
+        any(st.ok and st.operands[0].value == q.value for st in chains(e.meaning))  # "FLOP: 2*8192^3 = 1.0995e12
+    # useful -> 793 TFLOP/s": the line works its value out, and its arithmetic is checked with the text
 
 
 _MOVES = re.compile(r"[`\s)]*(?:(?:down|up|should|will|to (?:drop|fall|rise|go|halve|double)|decreas\w*|increas\w*)\b|↓|↑)",
@@ -196,7 +198,9 @@ def check_numbers(c: Context) -> list[str]:
     for _, _, _, _, toks, ks, _ in items:
         cited += [f for t in toks for f in c.facts.named(t) if f.kernel is None or f.kernel in ks]
     derived: dict[int, tuple[str, list[str]]] = {}
-    ops: list[Operand] = []
+    ops: list[Operand] = [_operand(st.result, sentence_concepts(s)) for _, text, _, _ in c.described()
+                          for s in sentences(text) for st in chains(s) if st.ok]  # "2*4096*4096*2048 = 68.7 GFLOP":
+    # a result worked out in the answer is a value later numbers may derive from ("-> 758 TFLOP/s")
     for _ in range(2):  # a number derived in one place is a cited value elsewhere (one level of chaining)
         for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
             if f is not None or i in derived:
@@ -206,8 +210,7 @@ def check_numbers(c: Context) -> list[str]:
                 or match_stride(q, cs, ks, c.facts)
             if d is not None:
                 derived[i] = d
-                ops.append(Operand(q.written, abs(q.value) / (100.0 if q.family == "pct" else 1.0),
-                                   cs | unit_concepts(q.unit), "ratio" if q.family == "pct" else q.family))
+                ops.append(_operand(q, cs))
     out = list(named)
     for i, ((where, s, q, cs, toks, ks, use), f) in enumerate(zip(items, matched)):
         held = _bound_miss(c, s, q, ks, use) if where != "fix" else None
@@ -294,6 +297,12 @@ def check_numbers(c: Context) -> list[str]:
             out.append(f"The bound '{q.written}' in the {where} ('{s.strip()[:90]}') holds for no measured value of "
                        f"what its sentence describes, nor for a derivation of cited values: check it.")
     return out
+
+
+def _operand(q: Quantity, concepts: frozenset) -> Operand:
+    """A number of the answer as a value later derivations may use."""
+    return Operand(q.written, abs(q.value) / (100.0 if q.family == "pct" else 1.0), concepts | unit_concepts(q.unit),
+                   "ratio" if q.family == "pct" else q.family)
 
 
 def _elsewhere(q: Quantity, bad: Fact, facts: Facts) -> bool:

@@ -24,6 +24,7 @@ _BYTE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
 COUNT_NOUNS = (r"warp-inst(?:ructions?)?|(?:warp[- ])?(?:stalls?|samples?)|ops|operations|sectors?|wavefronts?|requests?|registers?|regs?|blocks?|threads?|thr|warps?|launches|launch|kernels?|steps?|"
                r"SMs?|instructions?|instrs?|inst|conflicts?|way|banks?|cycles?|lanes?|iterations?|transactions?|"
                r"elements?|rows?|columns?|flops?|FLOPs?|GFLOPs?|atomics?|copies|calls?|passes|pass|waves?|CTAs?|"
+               r"syncs|synchroni[sz]ations|"
                r"useful bytes?")  # "4 useful bytes" (of each sector)
 _UNIT = (r"(?P<unit>"
          r"(?:[kKMGT]i?)?(?:B|bytes?)/s(?:ec)?|[kKMGTP]?FLOP/s|[kKMGTP]?FLOPS|TFLOPs|[kMGTP]FLOP|"
@@ -153,10 +154,14 @@ def _approx(q: Quantity, t: str) -> Quantity:
     return Quantity(q.written, q.value, q.family, max(q.tol, APPROX_TOL * abs(q.value)), q.alt, q.unit, q.start, q.end)
 
 
+_BOLD_NUMBER = re.compile(r"(?<![\w*])\*\*([~≈]?\d[\d.,]*)\*\*(?![\d*])")  # "**12,400**" (not "2**20")
+
+
 def quantities(text: str) -> list[Quantity]:
     """Every number that carries a unit in `text`, with its position: the first number of a range takes the unit
     written after the second; an approximate number ("~200 us") gets a wider tolerance."""
-    t = scrub(text)
+    t = _BOLD_NUMBER.sub(lambda m: f"  {m.group(1)}  ", scrub(text))  # "**12,400** kernel launches": emphasis
+    # around a number does not part it from its unit
     out = [to_quantity(m["num"], m["exp"], m["mult"], m["unit"], m.start(), m.end()) for m in QTY.finditer(t)]
     taken = {q.start for q in out}
     for m in [*QTY_QUALIFIED.finditer(t), *QTY_SPANNED.finditer(t), *QTY_API.finditer(t)]:

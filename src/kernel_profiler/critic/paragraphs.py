@@ -28,6 +28,7 @@ def paragraphs(text: str) -> list[str]:
     return out
 
 
+_SUBJECT = re.compile(r"\s*(?:re|fwd?|subject)\s*:[^\n]*$", re.I)  # "re: d2h_volume profile -- pretty clear-cut IMO"
 _FOOTNOTE = re.compile(r"\s*\[\d{1,2}\]\s")
 
 
@@ -46,8 +47,11 @@ def unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[s
     if notes:
         out = unlabelled("\n\n".join(paras), first, found)
         return {**out, "evidence": "\n".join([out["evidence"]] + notes)} if out.get("evidence") else out
+    subject = False
     if len(paras) >= (3 if first is None else 2) and len(re.findall(r"[A-Za-z]{3,}", paras[0])) < 15 and \
-            not re.search(r"\d", scrub(paras[0])) and not _VERDICT.search(paras[0]) and _VERDICT.search(paras[1]):
+            not re.search(r"\d", scrub(paras[0])) and not _VERDICT.search(paras[0]) and \
+            (_VERDICT.search(paras[1]) or _SUBJECT.match(paras[0])):
+        subject = bool(_SUBJECT.match(paras[0]))
         paras = paras[1:]  # "Looked at the capture for this one.": a context line, not the verdict
     if first is None:
         if len(paras) == 1:  # one paragraph: its verdict, its measurements, and from "The fix is ..." on, the fix
@@ -80,7 +84,8 @@ def unlabelled(text: str, first: Optional[str], found: dict[str, str]) -> dict[s
     if len(paras) == 1 and {"evidence", "mechanism"} <= set(missing):
         # a chat reply's one paragraph before "Fix:": its verdict, its measured sentences, its reasons (a note's
         # lines, each one a statement: "excess DRAM traffic: ...", "nsys (...): ...", "=> ...")
-        lines = [x for x in text.strip().splitlines() if x.strip()]
+        lines = [x for x in (paras[0] if subject else text).strip().splitlines() if x.strip()]  # (without a
+        # subject line, "re: ...", set apart above)
         return {k: v for k, v in _prose((lines if len(lines) >= 3 else paras) + [""]).items() if k in missing}
     out: dict[str, str] = {}
     for i, part in enumerate(missing):

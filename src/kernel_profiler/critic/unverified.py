@@ -131,6 +131,12 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         return None  # a time stamp, or the spread of start times ("first-to-last kernel start 69-97 us")
     words, units = text_concepts(clause), unit_concepts(q.unit)
     concepts = frozenset(words | units)
+    own = _own_concepts(sentence, q)
+    apis = own if label is None else concepts  # "~20 us bookkeeping + ~7 us launch (`cudaLaunchKernel` avg 7.1 us)":
+    # the API is the other number's (each number's own words name its call)
+    if label is None and len(_numbers(clause)) > 1:  # and so is the statistic ("avg")
+        concepts = frozenset(x for x in concepts if x not in _STATS or x in own)
+        words = frozenset(x for x in words if x not in _STATS or x in own)
     tokens = metric_tokens(clause)
     if not concepts - {"ratio"} and not tokens:
         return None
@@ -163,7 +169,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
             if span and f.concepts & {"stat_median", "stat_mean"}:
                 continue  # "steps 2-5 = 0.56-0.71 ms": the ends are single items, not the median of all of them
             named = f.metric in tokens and not _given_beside(f, q, sentence) or (use.achieved and f.family != "ratio") or \
-                any(x.startswith("api:") for x in f.concepts & concepts) or \
+                any(x.startswith("api:") for x in f.concepts & concepts & apis) or \
                 (counted and _LAUNCH_COUNT.match(f.metric) is not None and bool(f.concepts & units)) or \
                 (f.metric == "timeline.gpu_busy_fraction" and _gpu_busy(base))  # "132 blocks", "GPU busy 13%"
             clock = fam == "hz" and "clock" in f.concepts and "clock" in words  # a clock rate has one reading
@@ -183,6 +189,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
             far = EVIDENCE_MISS if headline or (evidence and f.kernel is None) or units & f.concepts & _PER_UNIT \
                 else NEAR_MISS  # "delivers 9 useful bytes" (of each sector): a ratio of a small fixed range, misread
+            if counted and f.kernel is None and f.concepts & units and _SCOPED.search(clause):
+                far = 1.0  # "4,600 syncs in the capture", "12,400 kernel launches in the steady window": a count of
+                # what the capture counts, over the span it names, is that count however far off
             static = f.metric.startswith("sass.") and abs(v) > f.value * PIN_SPAN  # executed vs listed instructions
             idle = f.kernel is None and f.family == "time" and "idle" in f.concepts  # per gap, per step, per cause...
             if static or not named and off > (IDLE_MISS if idle else far):
@@ -197,6 +206,20 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     if best is not None and not concepts & _STATS and _within_spread(best[1], q, facts):
         return None  # "2.61 ms per conv": one launch, or another statistic, of what the clause describes
     return best[1] if best else None
+
+
+def _numbers(text: str) -> list[Quantity]:
+    from .evidence_lines import numbers_of
+    return numbers_of(text)
+
+
+def _own_concepts(sentence: str, q: Quantity) -> frozenset[str]:
+    """The API functions and statistics named between the numbers either side of q (its own words)."""
+    nums = [x for x in _numbers(sentence) if x.family == q.family]  # ("400 `cudaDeviceSynchronize` calls at 112 us
+    # each": a count between the call and its time leaves the call the time's)
+    before = max((x.end for x in nums if x.end <= q.start), default=0)
+    after = min((x.start for x in nums if x.start >= q.end), default=len(sentence))
+    return frozenset(x for x in text_concepts(sentence[before:after]) if x.startswith("api:") or x in _STATS)
 
 
 def _given_beside(f: Fact, q: Quantity, sentence: str) -> bool:
@@ -284,6 +307,7 @@ def _gpu_busy(clause: str) -> bool:
     return bool(_GPU_BUSY.search(clause)) and not _UNIT_WORDS.search(clause)
 
 
+_SCOPED = re.compile(r"\bin the (?:whole |entire |steady[- ]state |steady )?(?:capture|window|trace|run|profile)\b", re.I)
 _PER_UNIT = frozenset({"bytes_per_sector", "sectors_per_request"})  # ratios between 1 and 32: a number its unit names
 # as one of them ("9 useful bytes", "8 sectors/request") is that ratio, however far from its measured value
 _LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts

@@ -30,8 +30,8 @@ _REFERENCE = re.compile(r"(?:\bof|\bvs\.?|\bversus|\bagainst|\bat|/|\bout of|\bt
 
 _MEASURED_AFTER = re.compile(r"\s*(?:\)\s*)?(?:\w+\s+)?(?:measured|observed)\b", re.I)  # "64.0 GB/s measured for this GPU"
 _RATES = frozenset({"byte_rate", "flop_rate", "pct", "hz"})  # what a program achieves ("runs at 170 us" is a time)
-_UPPER = re.compile(r"(?:\bunder|\bbelow|\bless than|\bat most|\bno more than|\bfewer than|<|≤)\s*(?:~|about\s+)?$", re.I)
-_LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\bexceeds?|>|≥)\s*(?:~|about\s+)?$", re.I)
+_UPPER = re.compile(r"(?:\bunder|\bbelow|\bless than|\bat most|\bno more than|\bfewer than|<=?(?!-)|≤)\s*(?:~|about\s+)?$", re.I)
+_LOWER = re.compile(r"(?:\bover|\babove|\bmore than|\bat least|\bgreater than|\bexceeds?|(?<![-=])>=?|≥)\s*(?:~|about\s+)?$", re.I)
 
 
 def number_use(sentence: str, q: Quantity) -> Use:

@@ -47,7 +47,8 @@ def wrong_way(c: "Context") -> list[str]:
     if squeeze and not (cap and spilled):
         out.append(squeeze)
     out += [x for x in (_block_over_register_file(c, key), _wider_dtype(c, causes), _upcast_16bit(c, causes, key),
-                        _unfused(c, key), _onto_straggler(c), _into_double(c, key), _fewer_warps(c, key)) if x]
+                        _unfused(c, key), _onto_straggler(c), _into_double(c, key), _fewer_warps(c, key),
+                        _off_device(c)) if x]
     return out
 
 
@@ -222,8 +223,10 @@ def _starved_stream(c: "Context", key: Optional[str]) -> Optional[str]:
     p = c.facts.profiles.get(key) if key else None
     grid, sms = (p.get("launch__grid_size"), p.get("launch__sm_count")) if p is not None else (None, None)
     dram = p.get("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed") if p is not None else None
-    if not grid or dram is None or dram < STREAMING_PCT:
-        return None
+    waits = [f.value for f in c.facts.named("smsp__pcsamp_warps_issue_stalled_long_scoreboard.share_of_samples", key)]
+    if not grid or dram is None or dram < STREAMING_PCT and not (waits and max(waits) >= LATENCY_SHARE and
+                                                                dram >= UNFUSED_DRAM_PCT):
+        return None  # (or at half its peak, with warps that mostly wait on their loads: the loads in flight hide it)
     fix = c.answer.fix_text
     named = [int(m.group(1).replace(",", "")) for m in _GRID.finditer(fix)]  # "grid 132", "one block per SM"
     named += [int(sms)] if sms and _BLOCK_PER_SM.search(fix) else []
@@ -291,3 +294,21 @@ def _onto_straggler(c: "Context") -> Optional[str]:
         return None
     return (f"The fix moves work onto rank {st[0].rank} ('{onto.group(0)}'), but that rank is the one that enters each "
             f"collective late ({st[2] / 1e6:.2f} ms after the first): more work there makes every rank wait longer.")
+
+
+_TO_HOST = re.compile(r"\b(?:(?:pinned|page-locked) host memory|host RAM|cudaHostAlloc|cudaMallocHost|"
+                      r"device[- ]to[- ]host|D2H|DtoH|\.cpu\(\))", re.I)
+
+
+def _off_device(c: "Context") -> Optional[str]:
+    """A fix that moves the device-to-device copies filling the window into host memory: each byte then crosses the
+    host link, tens of GB/s, instead of HBM, a few TB/s."""
+    from .bound_words import on_device
+    s = c.facts.timeline
+    m = _TO_HOST.search(c.answer.fix_text or "")
+    if s is None or m is None or not on_device(s) or not s.copy_ns or s.copy_ns < 0.2 * s.window_ns or \
+            ruled_out(c.answer.fix_text, m.start(), m.end()):
+        return None
+    return (f"The fix's change '{m.group(0)}' moves the window's device-to-device copies ({s.copy_ns / s.window_ns:.0%} "
+            f"of it) into host memory: every byte then crosses the host link at tens of GB/s instead of HBM at TB/s, "
+            f"so the copy time rises; copy fewer bytes instead.")
