@@ -374,6 +374,32 @@ read or ran the critic), each pair scored counts only before any of it was read:
   4/40 (6/56, 10/40, read this session); blind66+67 4/56, 9/40 (4/56, 17/40, read this session); blind34+35 2/53,
   7/43 (2/53, 9/43); blind42+43 6/55, 8/41 (6/55, 9/41). Never read: blind64+65 5/56 (9%), 15/40 (38%) (5/56,
   16/40 on arrival); blind44+45 4/53, 8/43 (4/53, 10/43); blind52 2/28, 6/20 (2/28, 8/20).
+2026-12-03, eighteenth session (08:20-11:20 UTC):
+  - blind68-71 (48 answers each, 20 expected accepts, written 08:22-08:37 UTC by helpers that never read or ran the
+    critic, over the 48 least-used captures), counts only on arrival at 8e88b57 (the session's start): blind68 1/28,
+    8/20; blind69 7/28, 10/20; blind70 3/28, 5/20; blind71 2/28, 7/20; together 13/112 (12%) and 30/80 (38%). Which
+    two to keep unread was drawn by a seeded random choice before any was scored: blind70+71 were read from
+    08:40 UTC; blind68+69 were never read.
+  - Changes (tests/critic/test_critic_eighteenth_readings.py, on real captures, most with a twin the critic refuses):
+    numbers (the blocks a step launches; a total broken down into the parts listed after it; what a change 'buys'
+    is the gap; a line that works its value out; a result worked out is an operand of later numbers, an arrow is no
+    bound; a count over a named span ('in the steady window') is that count however far off; emphasis around a
+    number; a statistic or an API named beside another time is that time's; a size beside a term of a sum);
+    claims (a 'Bound:' label below a summary that says the GPU idles; a cause the text says is gone is not claimed
+    by the words of its fix, nor a cost its own sentence rules out; a quoted reflex; CPU-side words); fixes ('down
+    by well over'; a metric labelled apart moves toward its roofline; device copies moved to host memory, fewer
+    blocks for loads that wait at half of DRAM's peak, pageable copies in slices are the wrong way); layouts (a 're:'
+    subject line; 'I'd leave this kernel alone' is a verdict; steps after a colon; prose after a JSON object; ncu
+    time is program time only where its own clause says so).
+  - Tried and dropped: a cause only mentioned in the mechanism taken as the claim when nothing else names one (it
+    broke rule tests whose correct answers name a cause in passing); any cause ruled out anywhere in the bottleneck
+    dropped from its mentions (it dropped 'the conversion unit is pinned' for 'the issue slots are not the limit').
+  At the session's final critic, against 8e88b57: development sets 22/700 (3.1%), 50/553 (9.0%) (22/700, 55/553);
+  old 8/93, 13/80 (8/93, 17/80); blind70+71 1/56, 0/40 (5/56, 12/40 on arrival, read this session); blind66+67 4/56,
+  7/40 (4/56, 9/40). Never read: blind68+69 8/56 (14%), 19/40 (48%) (8/56, 18/40 on arrival); blind64+65 5/56,
+  15/40 (unchanged); blind44+45 4/53, 8/43 (unchanged); blind52 1/28, 7/20 (2/28, 6/20). All never-read sets
+  together: 18/193 (9.3%) false accepts (19/193 at the start) and 49/143 (34%) false rejects (47/143): this
+  session's rules moved the development sets and did not carry over to the holdouts.
 """
 from __future__ import annotations
 

@@ -108,23 +108,33 @@ DATA = Path(__file__).parent / "data"
 # least-used captures) were scored on arrival, counts only, at e4cae6b (the session's start): blind64 2/28, 8/20;
 # blind65 3/28, 8/20; blind66 1/28, 12/20; blind67 3/28, 5/20. blind66+67 were read from 06:12 UTC; blind64+65 were
 # never read. All bounds are this session's final counts (tightened; none raised).
+# Eighteenth session (2026-12-03, 08:20-11:20 UTC): blind68-71 (48 answers each, written 08:22-08:37 UTC by helpers
+# that never read or ran the critic, over the 48 least-used captures) were scored on arrival, counts only, at 8e88b57
+# (the session's start): blind68 1/28, 8/20; blind69 7/28, 10/20; blind70 3/28, 5/20; blind71 2/28, 7/20. blind70+71
+# were read from 08:40 UTC; blind68+69 were never read. Bounds are this session's final counts (tightened), except two
+# raised by one: blind25's false accepts (0 -> 1): b25_cat_nearpeak had been refused only for a reason that was wrong
+# (its kernel time read as program time because "per step" stood in another clause of its sentence), which this
+# session's rule no longer gives; and blind52's false rejects (6 -> 7, its false accepts 2 -> 1): one correct answer
+# of that never-read set is refused since this session's rules; its reasons were not read, to keep it a holdout.
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
-           "adversarial_blind20": (0, 4), "adversarial_blind21": (1, 4), "adversarial_blind22": (1, 2),
-           "adversarial_blind23": (2, 2), "adversarial_blind24": (2, 1), "adversarial_blind25": (0, 1),
-           "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 8), "adversarial_blind28": (0, 4),
-           "adversarial_blind29": (2, 2), "adversarial_blind30": (0, 2), "adversarial_blind31": (1, 2),
-           "adversarial_blind32": (1, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 4),
-           "adversarial_blind35": (1, 3), "adversarial_blind36": (0, 6), "adversarial_blind37": (0, 6),
+           "adversarial_blind20": (0, 4), "adversarial_blind21": (1, 3), "adversarial_blind22": (1, 2),
+           "adversarial_blind23": (2, 2), "adversarial_blind24": (1, 1), "adversarial_blind25": (1, 1),
+           "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 5), "adversarial_blind28": (0, 4),
+           "adversarial_blind29": (2, 2), "adversarial_blind30": (0, 2), "adversarial_blind31": (0, 2),
+           "adversarial_blind32": (1, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 3),
+           "adversarial_blind35": (1, 3), "adversarial_blind36": (0, 5), "adversarial_blind37": (0, 6),
            "adversarial_blind38": (1, 2), "adversarial_blind39": (3, 2), "adversarial_blind40": (3, 4),
-           "adversarial_blind41": (3, 0), "adversarial_blind42": (5, 5), "adversarial_blind43": (1, 3),
+           "adversarial_blind41": (3, 0), "adversarial_blind42": (5, 4), "adversarial_blind43": (1, 3),
            "adversarial_blind44": (2, 4), "adversarial_blind45": (2, 4), "adversarial_blind46": (1, 7),
            "adversarial_blind47": (1, 4), "adversarial_blind48": (2, 1), "adversarial_blind49": (1, 1),
-           "adversarial_blind50": (4, 6), "adversarial_blind51": (4, 4), "adversarial_blind52": (2, 6),
+           "adversarial_blind50": (4, 5), "adversarial_blind51": (3, 3), "adversarial_blind52": (1, 7),
            "adversarial_blind53": (0, 1), "adversarial_blind54": (0, 5), "adversarial_blind55": (4, 6),
            "adversarial_blind56": (1, 3), "adversarial_blind57": (1, 0), "adversarial_blind58": (2, 0),
            "adversarial_blind59": (1, 3), "adversarial_blind60": (3, 6), "adversarial_blind61": (4, 2),
            "adversarial_blind62": (1, 1), "adversarial_blind63": (2, 3), "adversarial_blind64": (2, 7),
-           "adversarial_blind65": (3, 8), "adversarial_blind66": (1, 5), "adversarial_blind67": (3, 4)}
+           "adversarial_blind65": (3, 8), "adversarial_blind66": (1, 4), "adversarial_blind67": (3, 3),
+           "adversarial_blind68": (1, 9), "adversarial_blind69": (7, 10), "adversarial_blind70": (0, 0),
+           "adversarial_blind71": (1, 0)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))

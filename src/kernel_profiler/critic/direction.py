@@ -222,14 +222,19 @@ def _metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     metric = m.group(0).replace(" ", "") if m and m.re is METRIC_TOKEN else (m.group(1).strip() if m else None)
     direction = None
     sents = sentences(plain)
-    focus = [s for s in sents if m and m.group(0) in s] + sents
+    own = [s for s in sents if m and m.group(0) in s]
+    focus = own + sents
     if m:  # the clause that follows the metric, up to the next metric it names, speaks of that metric
         after = plain[m.end():]
         nxt = [x.start() for x in (METRIC_TOKEN.search(after), _NAMED_METRIC.search(after), re.search(r"[.;](\s|$)", after)) if x]
         focus = [after[:min(nxt)] if nxt else after] + focus
+        own = [focus[0]] + own
     if m and _STAYS.match(focus[0]):
         return _named(metric), None  # "`gpu__time_duration.sum` should stay around 1.39 ms whatever you do"
-    for s in focus:
+    for i, s in enumerate(focus):
+        if m and i >= len(own) and s not in own and metric_direction(_named(metric)) and _LABELLED.search(plain):
+            direction = metric_direction(_named(metric))  # "fp8 inputs would double the tensor ceiling ... Metric:
+            break  # step time": a move of something else; the metric named apart moves toward its roofline
         ft = _FROM_TO.search(s)
         if ft and _num(ft["a"]) != _num(ft["b"]):
             direction = "increase" if _rises(ft) else "decrease"
@@ -246,6 +251,7 @@ def _metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     return _named(metric) if metric else metric, direction
 
 
+_LABELLED = re.compile(r"\bmetrics?(?: to watch)?\s*[:=]", re.I)
 _STOP = re.compile(r"^(?:expect\w*|should|will|would|and|or|so|the|with|then|its|their|a|an|see|watch|metrics?|"
                    r"predict\w*|take|takes|bring\w*|drops?|falls?|goes|go|moves?|plus|also|both)$", re.I)
 
