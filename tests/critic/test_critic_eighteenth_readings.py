@@ -173,3 +173,13 @@ def test_pageable_copies_cut_into_slices_are_the_wrong_way(case):
     c = case("ho_py_numpy_upload")
     wrong = c.critique(_text("blind49", "b49_np_chunks"))
     assert _refused_for(wrong, "the wrong way"), wrong.reasons
+
+
+def test_a_metric_labelled_apart_moves_toward_its_roofline(case):
+    from kernel_profiler.critic.direction import fix_metric_direction
+    assert fix_metric_direction("fp8 inputs would roughly double the tensor ceiling. Metric: step time; the tensor "
+                                "pipe % should stay where it is.") == ("step time", "decrease")
+    assert fix_metric_direction("Metric: step time, it will double.") == ("step time", "increase")  # its own words
+    c = case("py_gemm_bf16")
+    text = _text("blind67", "b67_gemm_chat")
+    assert _accepted(c.critique(text)), c.critique(text).reasons
