@@ -146,10 +146,15 @@ def _sentence_index(ends: list[int], at: int) -> int:
     return next(k for k in range(len(ends) - 1) if ends[k] <= at < ends[k + 1] or k == len(ends) - 2)
 
 
-def _sentence(text: str, at: int) -> str:
+def _sentence_span(text: str, at: int) -> tuple[int, int]:
+    """Where the sentence holding text[at] starts and ends."""
     ends = _sentence_ends(text)
     i = _sentence_index(ends, at)
-    return text[ends[i]:ends[i + 1]]
+    return ends[i], ends[i + 1]
+
+
+def _sentence(text: str, at: int) -> str:
+    return text[slice(*_sentence_span(text, at))]
 
 
 _LIMITING_VERB = re.compile(r"(?:wait|stall)\w* (?:on|for)\b", re.I)  # a cause named by its verb ("waits for the CPU
@@ -241,7 +246,7 @@ def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
         return "near_peak"
     if mentions and not strong:  # "The contention ... is gone. ... one global atomic per block": a cause the text
         gone = _ruled_out_causes(plain, gone=True)  # says is gone is not claimed by the words of its fix
-        opens_gone = bool(_GONE.search(plain[slice(*_sentence_span(plain, 0))])) if plain.strip() else False
+        opens_gone = bool(_GONE.search(_sentence(plain, 0))) if plain.strip() else False
         hits = [h for h in hits if h[2] not in gone and not opens_gone]  # ("The contention ... is gone. ...": a
         # text that opens with what is gone describes the fix after it)
     if mentions and any(h[2] not in GENERIC_CLAIMS for h in hits):
@@ -258,16 +263,10 @@ def _ruled_out_causes(plain: str, gone: bool = False) -> set[str]:
     """The catalogued causes a text names in a clause that rules them out ("not to synchronization"); with `gone`,
     only those it says are gone ("the contention ... is gone", "no longer")."""
     return {i for i, e in CATALOG.items() for m in e.words.finditer(plain) if ruled_out(plain, m.start(), m.end()) and
-            (not gone or _GONE.search(plain[slice(*_sentence_span(plain, m.start()))]))}
+            (not gone or _GONE.search(_sentence(plain, m.start())))}
 
 
 _GONE = re.compile(r"\b(?:gone|removed|eliminated|fixed|resolved|no longer|disappeared|went away)\b", re.I)
-
-
-def _sentence_span(text: str, at: int) -> tuple[int, int]:
-    ends = _sentence_ends(text)
-    i = _sentence_index(ends, at)
-    return ends[i], ends[i + 1]
 
 
 def _refined(hits: list[tuple[int, int, str]], claims: set[str]) -> Optional[str]:

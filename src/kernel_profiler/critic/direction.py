@@ -231,10 +231,11 @@ def _metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
         own = [focus[0]] + own
     if m and _STAYS.match(focus[0]):
         return _named(metric), None  # "`gpu__time_duration.sum` should stay around 1.39 ms whatever you do"
+    natural = metric_direction(_named(metric)) if m and _LABELLED.search(plain) else None
     for i, s in enumerate(focus):
-        if m and i >= len(own) and s not in own and metric_direction(_named(metric)) and _LABELLED.search(plain):
-            direction = metric_direction(_named(metric))  # "fp8 inputs would double the tensor ceiling ... Metric:
-            break  # step time": a move of something else; the metric named apart moves toward its roofline
+        if natural and i >= len(own) and s not in own:
+            direction = natural  # "fp8 inputs would double the tensor ceiling ... Metric: step time": a move of
+            break  # something else; the metric named apart moves toward its roofline
         ft = _FROM_TO.search(s)
         if ft and _num(ft["a"]) != _num(ft["b"]):
             direction = "increase" if _rises(ft) else "decrease"

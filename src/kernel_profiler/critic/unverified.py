@@ -209,6 +209,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
 
 
 def _numbers(text: str) -> list[Quantity]:
+    """The numbers of a text, with or without a unit (imported here: evidence_lines imports this module's users)."""
     from .evidence_lines import numbers_of
     return numbers_of(text)
 
@@ -225,8 +226,7 @@ def _own_concepts(sentence: str, q: Quantity) -> frozenset[str]:
 def _given_beside(f: Fact, q: Quantity, sentence: str) -> bool:
     """Whether another number of the sentence is the named metric's value ("19,112 of the 21,565 sampled stalls
     (`..._long_scoreboard`)": the metric is 19,112's; 21,565 is something else the sentence counts)."""
-    from .evidence_lines import numbers_of
-    return any(x.start != q.start and close(f.value, v, t) for x in numbers_of(sentence)
+    return any(x.start != q.start and close(f.value, v, t) for x in _numbers(sentence)
                for fam, v, t in candidates(x) if fam == f.family)
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 from .. import signatures
 from ..catalog import CATALOG
 from ..signatures import TENSOR_CORE_NAME, Measured
+from .bound_words import on_device
 from .context import subject
 from .unverified import ruled_out
 
@@ -303,7 +304,6 @@ _TO_HOST = re.compile(r"\b(?:(?:pinned|page-locked) host memory|host RAM|cudaHos
 def _off_device(c: "Context") -> Optional[str]:
     """A fix that moves the device-to-device copies filling the window into host memory: each byte then crosses the
     host link, tens of GB/s, instead of HBM, a few TB/s."""
-    from .bound_words import on_device
     s = c.facts.timeline
     m = _TO_HOST.search(c.answer.fix_text or "")
     if s is None or m is None or not on_device(s) or not s.copy_ns or s.copy_ns < 0.2 * s.window_ns or \
