@@ -39,7 +39,8 @@ _ASSERT_BEFORE = re.compile(
 _ASSERT_AFTER = re.compile(
     r"^[^.;:]{0,60}?\b(?:limits?|costs?|dominates?|serializ\w+|stalls?|starves?|throttles?|caps?|"
     r"is (?:the|what) (?:bottleneck|limiter|limit|cost|problem|cause)|sets? the time|explains?|accounts? for|eats?|"
-    r"takes? (?:most|the bulk|nearly all|almost all))\b", re.I)
+    r"takes? (?:most|the bulk|nearly all|almost all)|which is why|(?:that's|that is|is) where the (?:remaining |rest of the |"
+    r"missing |lost )?time goes)\b", re.I)
 # a statement that the kernel (or program) is done: at its roofline, nothing left to gain, leave it
 DONE = re.compile(
     r"\bnear[- ]peak\b|\bis done\b|^\s*done\b|[.;:—–-]\s*done\b|\b(?:basically|essentially|effectively|practically|pretty much|largely) done\b|"
@@ -168,7 +169,8 @@ def _asserted(text: str, start: int, end: int, copula: bool = True) -> bool:
     stop = re.search(r"[.;!?](\s|$)", text[end:])
     before = [m for m in _ASSERT_BEFORE.finditer(text[a:start][-60:]) if copula or m.group(0).lower() not in ("is", "are")]
     return bool(re.search(r"bound\b", text[start:end + 8]) or before or _LIMITING_VERB.match(text[start:end]) or
-                _ASSERT_AFTER.search(text[end:end + stop.start() if stop else len(text)]))
+                _ASSERT_AFTER.search(re.sub(r"\s+", " ", text[end:end + stop.start() if stop else len(text)])))
+    # (blanked code spans count as one space: "bank conflicts (`l1tex__...`), and that's where the time goes")
 
 
 def _pick(hits: list[tuple[int, int, str]]) -> Optional[str]:
@@ -194,15 +196,19 @@ def _plain(text: str) -> str:
 _SET_APART = re.compile(r"\b(?:is|are|was|were|it's|that's)(?:\s+not|n't)\s+the\s+(?:steady[- ]state\s+|real\s+|actual\s+)?"
                         r"(?:limiter|bottleneck|problem|cost that matters)\b|\bkeep\s+(?:those|these|them|it|that)\s+"
                         r"(?:apart|separate)\b|\bnot\s+(?:part of\s+|in\s+)?the\s+steady[- ]state\b|"
-                        r"\b(?:is|it's)\s+(?:a\s+|an\s+)?(?:single|one-time|one-off)\b|"
-                        r"\bnot\s+part\s+of\s+the\s+(?:repeated|recurring|steady|per-step|timed)\b|\bhappens?\s+(?:only\s+)?once\b|"
+                        r"\b(?:is|it's|that's|that\s+is|this\s+is)\s+(?:a\s+|an\s+|the\s+)?(?:single|one-time|one-off)\b|"
+                        r"\bnot\s+part\s+of\s+the\s+(?:repeated|recurring|steady|per-step|timed)\b|"
+                        r"\bhappens?\s+(?:only\s+|exactly\s+|just\s+)?once\b|\bnot\s+steady[- ]state\b|"
+                        r"\breport(?:ed|ing)?\s+(?:it\s+|them\s+|this\s+|that\s+)?(?:apart|separately)\b|"
+                        r"^\W*separated\b|"
                         r"\b(?:is|are)\s+paid\s+(?:only\s+)?once\b|\b(?:must|should)\s+not\s+be\s+(?:mistaken|confused)\s+for\b|"
                         r"\bnot\s+to\s+be\s+(?:mistaken|confused)\s+(?:for|with)\b|"
                         r"\b(?:is|are|lies|lie|falls?)\s+outside\s+(?:of\s+)?(?:the|this)\s+(?:steady[- ]state\s+|timed\s+|measured\s+|"
                         r"repeated\s+|step\s+)?(?:window|loop|steps?|steady state)\b", re.I)
-_BACK_REFERENCE = re.compile(r"\W*(?:keep\s+(?:those|these|them|it)\b|(?:that|this|it|they|those|these)\b|"
+_BACK_REFERENCE = re.compile(r"\W*(?:keep\s+(?:those|these|them|it)\b|report\w*\s+(?:it|them|this|that)\b|(?:that|this|it|they|those|these)\b|"
                              r"the\s+(?:copy|upload|download|transfer|compil\w+|autotun\w+|warm-?up|one-time)\b)", re.I)
-_STILL_DOMINANT = re.compile(r"\bdominat\w*|\bmost of\b|\bthe bulk\b|\bmajority\b", re.I)  # "a one-time cost that
+_STILL_DOMINANT = re.compile(r"\bdominat\w*|\bmost of\b|\bthe bulk\b|\bmajority\b|\bbottleneck\s+is\b|"
+                             r"\bis\s+the\s+(?:real\s+)?(?:bottleneck|limiter)\b", re.I)  # "a one-time cost that
 # dominates this short run" is the claim
 
 
@@ -214,7 +220,15 @@ def _set_apart(text: str, at: int) -> bool:
     near = [text[ends[i]:ends[i + 1]]]
     if i + 2 < len(ends) and _BACK_REFERENCE.match(text[ends[i + 1]:ends[i + 2]]):
         near.append(text[ends[i + 1]:ends[i + 2]])  # "Keep those apart", "That is paid once", "The copy is a single"
+    if i + 2 < len(ends) and _REJECTED.match(text[ends[i + 1]:ends[i + 2]]):
+        return True  # a hypothesis log: 'H1: "compile time is the bottleneck". ... -> Rejected as the steady state.'
     return any(_SET_APART.search(x) for x in near) and not any(_STILL_DOMINANT.search(x) for x in near)
+
+
+_REJECTED = re.compile(r"\W*(?:->|→|=>)?\s*(?:rejected|ruled out|refuted|disproved)\b", re.I)
+# one-time work the sentence says is repeated ("Doing that per step turns a one-time set-up cost into the steady
+# state"): the repetition is the claim (a churn), not start-up
+_REPEATED = re.compile(r"\b(?:turns?|turning|makes?|making)\b[^.;]{0,60}\binto\s+(?:the\s+)?steady[- ]state\b", re.I)
 
 
 _YES = re.compile(r"\W*(?:yes|yep|confirmed|correct|indeed|✔|✓)\b", re.I)
@@ -235,7 +249,8 @@ def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     hits = _hits(plain, text or "")
     quoted = _quoted(plain)
     hits = [h for h in hits if not _set_apart(plain, h[0]) and not _open_question(plain, h[0]) and
-            not any(x <= h[0] < y for x, y in quoted)]
+            not any(x <= h[0] < y for x, y in quoted) and
+            not (h[2] == "startup_dominated" and _REPEATED.search(_sentence(plain, h[0])))]
     strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions) and
               h[2] not in _ruled_out_causes(_sentence(plain, h[0]))]  # "idle time to host work, not to
     # synchronization: ... the per-step `cudaEventSynchronize` costs 7.8 us": a cost its own sentence rules out

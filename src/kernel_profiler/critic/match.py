@@ -135,6 +135,17 @@ def counts(q: Quantity) -> bool:
     return bool(_STRICT_UNIT.match(q.unit or "")) and not _BYTE_OR_TIME.search(q.unit or "")
 
 
+# what the problem is made of ("62 elements", "4096 rows", "16M floats"): a size of the work, which no profiler counts
+_UNCOUNTED = re.compile(r"^(?:elements?|rows?|columns?|cols?|tiles?|floats?|doubles?|values?|items?|entries|tokens?|"
+                        r"heads?|layers?|batch(?:es)?|products?|chunks?|pixels?|channels?|images?|samples?|points?|"
+                        r"particles?|nodes?|terms?)$", re.I)
+
+
+def uncounted(q: Quantity) -> bool:
+    """Whether the number counts a thing of the problem, not of the run (no capture measures it)."""
+    return bool(_UNCOUNTED.match(q.unit or ""))
+
+
 def _unit_fits(f: Fact, q: Quantity) -> bool:
     """A count noun after the number ("132 blocks") must describe the fact, whatever else the sentence says."""
     uc = unit_concepts(q.unit)

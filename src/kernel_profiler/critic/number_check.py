@@ -16,7 +16,7 @@ from .context import Context
 from .evidence_lines import numbers_of
 from .facts import REL_TOL, Fact, Facts, api_base
 from .form import metric_values
-from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling,
+from .match import (STATISTICS, Operand, candidates, close, derived_values, is_ceiling, uncounted,
                     match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, WIDTH, Quantity, evidence_quantity, metric_tokens, quantities, scrub, sentences
 from .scope import kernel_mentions
@@ -348,6 +348,8 @@ def _pinned(q: Quantity, tokens: set[str], concepts: frozenset[str], kernels: se
     """Whether an evidence line names its metric, or its words name a metric the captures hold for the kernel in
     scope (a value of the same kind within PIN_SPAN of it), so that its cited number, matching none of the values, is
     wrong rather than unverifiable."""
+    if uncounted(q):
+        return False  # "62 elements": a size of the problem, whatever metric the line names
     if any(metrics.lookup(t) is not None for t in tokens) or \
             (tokens and any(names(m, tokens) for m in facts.by_metric)):
         return True  # a line naming a metric this tool defines or the captures hold (in full, or without its suffix:

@@ -19,7 +19,7 @@ from typing import Optional
 
 from .concepts import API_NAME, GENERIC, text_concepts, unit_concepts
 from .facts import REL_TOL, Fact, Facts
-from .match import candidates, close, counts, describes, is_ceiling
+from .match import candidates, close, counts, describes, is_ceiling, uncounted
 from .scope import several_kernels
 from .numbers import BARE, METRIC_TOKEN, QTY, Quantity, family_and_factor, metric_tokens, scrub, to_quantity
 from .use import Use
@@ -99,7 +99,9 @@ def hedged(sentence: str, q: Quantity) -> bool:
 # a rate its sentence disclaims as no measurement of this run ("typically reaches ~40-55 GB/s (not measured in this
 # capture — an estimate)")
 _DISCLAIMED = re.compile(r"\bnot measured\b|\bunmeasured\b|\btypical(?:ly)?\b|\ban estimate\b|\bestimated\b", re.I)
-IDEAL = re.compile(r"\b(?:requir\w*|needs?|needed|ideal\w*|algorithmic\w*)\b", re.I)  # what the work needs
+IDEAL = re.compile(r"\b(?:requir\w*|needs?|needed|ideal\w*|algorithmic\w*|at best|lower bound|best case|"
+                   r"fastest (?:it|this|the kernel|the loop) (?:could|can|would)|(?:memory|dram|byte|compute) floor)\b",
+                   re.I)  # what the work needs, the best it could do ("the fastest it could possibly go is ... ≈ 106 us")
 _EXTREMES = frozenset({"stat_max", "stat_min"})
 # a line that opens with a CUDA API's name as its label ("- `cudaLaunchHostFunc` (nsys):")
 _API_LABEL = re.compile(r"^[\s*_>#|-]*`?cu(?:da)?[A-Z]\w*`?\s*(?:\([^)\n]{0,30}\))?\s*:")
@@ -111,8 +113,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
     presented as a measurement the captures hold. `headline`: the number an evidence line cites, a measurement
     by its place (no hedge frees it, and a value far from the kernel's measured one is as wrong as a near one).
     `evidence`: a number of an evidence line (held to program-level values within EVIDENCE_MISS)."""
-    if use.bound or (use.predicted and not headline):  # an inequality is checked as one (match.match_bound); a
-        return None  # predicted target is no measurement
+    if use.bound or (use.predicted and not headline) or uncounted(q):  # an inequality is checked as one
+        return None  # (match.match_bound); a predicted target is no measurement; nor is a size of the problem ("62
+        # elements", "131,072 rows"), which no capture counts
     clause = clause_of(sentence, q)
     base = _clause(sentence, q.start, q.end, aside=False)  # without the aside: a program-level value is pinned
     label = _API_LABEL.match(sentence)
@@ -183,8 +186,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                     not (timed_kernel and f.kernel is not None and "duration" in f.concepts):
                 continue  # pinned only by a specific word of the clause that describes this fact ("61.5 ms" alone
                 # names no measurement, nor does "DRAM 80% busy" name the GPU-busy fraction)
-            if close(f.value, v, t):
-                return None  # the value of what its own clause describes ("`cuLaunchKernel` itself 7.3 us" in a
+            if close(f.value, v, t) or 0 <= f.value - v <= 2 * t:
+                return None  # the value of what its own clause describes (or that value cut, not rounded: 39.96 us
+                # written "39 us") ("`cuLaunchKernel` itself 7.3 us" in a
                 # sentence that names another median): no contradiction
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
             far = EVIDENCE_MISS if headline or (evidence and f.kernel is None) or units & f.concepts & _PER_UNIT \
