@@ -1,6 +1,6 @@
 """Score the critic on the adversarial answer sets (issue 10).
 
-    python bench/critic_score.py                 # all seventy-two sets
+    python bench/critic_score.py                 # all seventy-six sets
     python bench/critic_score.py adversarial_holdout -v
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
@@ -400,6 +400,32 @@ read or ran the critic), each pair scored counts only before any of it was read:
   15/40 (unchanged); blind44+45 4/53, 8/43 (unchanged); blind52 1/28, 7/20 (2/28, 6/20). All never-read sets
   together: 18/193 (9.3%) false accepts (19/193 at the start) and 49/143 (34%) false rejects (47/143): this
   session's rules moved the development sets and did not carry over to the holdouts.
+2026-12-03, nineteenth session (11:54-14:54 UTC):
+  - blind72-75 (48 answers each, 20 expected accepts, written 11:58-12:12 UTC by helpers that never read or ran the
+    critic, over the 48 least-used captures), counts only on arrival at 48c9396 (the session's start): blind72 4/28,
+    9/20; blind73 3/28, 8/20; blind74 0/28, 5/20; blind75 5/28, 7/20; together 12/112 (11%) and 29/80 (36%). All four
+    stay never read (decided before any was scored).
+  - Method: rules chosen by class over all false rejects left in the sets read before (169 of 1,341 correct answers
+    outside the holdouts), not one answer at a time. Counted first: 67 of them have a number contradicted by a
+    metric the critic assigned, 27 a claim the captures contradict, 26 an unmatched number, 18 no causal chain found,
+    14 a fix with no metric or direction (one answer may have several). Levers simulated on those verdicts and not
+    built: not refusing unmatched numbers saves 20 correct answers and lets 10 wrong ones through (read sets' false
+    accepts 4.8% -> 5.4%); not refusing contradictions no metric name pins saves 32 and lets 26 through; 44 wrong
+    answers are refused only for a fix with no metric or direction, against 4 correct ones.
+  - Changes (tests/critic/test_critic_nineteenth_readings.py): one-time work set aside in words the critic missed
+    ("that's one-time", "Not steady state; reported apart", "happens exactly once", "-> Rejected as the steady-state
+    answer", "is the one-time upload") or said to turn into the steady state is not blamed; "which is why", "that's
+    where the remaining time goes" assert the cause before them, blanked code spans counting as one space; a size of
+    the problem ("131,072 rows", "62 elements") is never contradicted; the best the work could do ("the fastest it
+    could possibly go", "at best", "memory floor") is a model's number; a value cut rather than rounded matches.
+  - Tried and dropped: near peak claimed by a fix that leaves the kernel alone when no part names a cause (nine
+    correct answers on fixed kernels 1.6-21x from their floors were then refused for claiming near peak); "bytes it
+    does not need" as excess DRAM traffic (it is also how an AoS over-fetch is described); one-time work "before the
+    first launch" as set apart (it dropped "bound by JIT compilation: Inductor compiles before the first launch").
+  At the session's final critic, against 48c9396: the read sets 86/1,753 false accepts and 161/1,341 false rejects
+  (85 and 169); development sets 22/700, 45/553 (22/700, 50/553). Never read: blind72-75 12/112 (11%), 28/80 (35%);
+  blind64+65 5/56, 14/40 (5/56, 15/40); blind68+69, blind44+45, blind52 unchanged. All eleven never-read sets
+  together: 30/305 (9.8%) false accepts and 76/223 (34%) false rejects (30/305 and 78/223 at the start).
 """
 from __future__ import annotations
 
@@ -474,7 +500,7 @@ def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"] + \
-        [f"adversarial_blind{i}" for i in range(2, 72)]
+        [f"adversarial_blind{i}" for i in range(2, 76)]
     with tempfile.TemporaryDirectory() as tmp:
         for s in sets:
             fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)

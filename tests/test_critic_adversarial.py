@@ -116,15 +116,23 @@ DATA = Path(__file__).parent / "data"
 # (its kernel time read as program time because "per step" stood in another clause of its sentence), which this
 # session's rule no longer gives; and blind52's false rejects (6 -> 7, its false accepts 2 -> 1): one correct answer
 # of that never-read set is refused since this session's rules; its reasons were not read, to keep it a holdout.
+# Nineteenth session (2026-12-03, 11:54-14:54 UTC): blind72-75 (48 answers each, written 11:58-12:12 UTC by helpers
+# that never read or ran the critic, over the 48 least-used captures) were scored on arrival, counts only, at 48c9396
+# (the session's start): blind72 4/28, 9/20; blind73 3/28, 8/20; blind74 0/28, 5/20; blind75 5/28, 7/20. All four
+# stay never read. Rules were chosen by class over the false rejects left in the sets read before. Bounds are this
+# session's final counts (tightened), except one raised by one: blind42's false accepts (5 -> 6): b42_smem_coalesce
+# had been refused only for "270,336 elements" (a stride in elements, read as a measured byte count), which this
+# session's rule (a size of the problem is no measurement) no longer gives; its wrong claim (uncoalesced access, 4
+# sectors per request) is still not recognised in its wording.
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
-           "adversarial_blind20": (0, 4), "adversarial_blind21": (1, 3), "adversarial_blind22": (1, 2),
+           "adversarial_blind20": (0, 3), "adversarial_blind21": (1, 3), "adversarial_blind22": (1, 2),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (1, 1), "adversarial_blind25": (1, 1),
-           "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 5), "adversarial_blind28": (0, 4),
-           "adversarial_blind29": (2, 2), "adversarial_blind30": (0, 2), "adversarial_blind31": (0, 2),
-           "adversarial_blind32": (1, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 3),
-           "adversarial_blind35": (1, 3), "adversarial_blind36": (0, 5), "adversarial_blind37": (0, 6),
+           "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 4), "adversarial_blind28": (0, 4),
+           "adversarial_blind29": (2, 2), "adversarial_blind30": (0, 1), "adversarial_blind31": (0, 2),
+           "adversarial_blind32": (1, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 2),
+           "adversarial_blind35": (1, 3), "adversarial_blind36": (0, 5), "adversarial_blind37": (0, 5),
            "adversarial_blind38": (1, 2), "adversarial_blind39": (3, 2), "adversarial_blind40": (3, 4),
-           "adversarial_blind41": (3, 0), "adversarial_blind42": (5, 4), "adversarial_blind43": (1, 3),
+           "adversarial_blind41": (3, 0), "adversarial_blind42": (6, 4), "adversarial_blind43": (1, 3),
            "adversarial_blind44": (2, 4), "adversarial_blind45": (2, 4), "adversarial_blind46": (1, 7),
            "adversarial_blind47": (1, 4), "adversarial_blind48": (2, 1), "adversarial_blind49": (1, 1),
            "adversarial_blind50": (4, 5), "adversarial_blind51": (3, 3), "adversarial_blind52": (1, 7),
@@ -132,9 +140,10 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind56": (1, 3), "adversarial_blind57": (1, 0), "adversarial_blind58": (2, 0),
            "adversarial_blind59": (1, 3), "adversarial_blind60": (3, 6), "adversarial_blind61": (4, 2),
            "adversarial_blind62": (1, 1), "adversarial_blind63": (2, 3), "adversarial_blind64": (2, 7),
-           "adversarial_blind65": (3, 8), "adversarial_blind66": (1, 4), "adversarial_blind67": (3, 3),
+           "adversarial_blind65": (3, 7), "adversarial_blind66": (1, 4), "adversarial_blind67": (3, 3),
            "adversarial_blind68": (1, 9), "adversarial_blind69": (7, 10), "adversarial_blind70": (0, 0),
-           "adversarial_blind71": (1, 0)}
+           "adversarial_blind71": (1, 0), "adversarial_blind72": (4, 9), "adversarial_blind73": (3, 7),
+           "adversarial_blind74": (0, 5), "adversarial_blind75": (5, 7)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
