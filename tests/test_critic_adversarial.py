@@ -127,7 +127,7 @@ DATA = Path(__file__).parent / "data"
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (0, 3), "adversarial_blind21": (1, 3), "adversarial_blind22": (1, 2),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (1, 1), "adversarial_blind25": (1, 1),
-           "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 4), "adversarial_blind28": (0, 4),
+           "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 3), "adversarial_blind28": (0, 4),
            "adversarial_blind29": (2, 2), "adversarial_blind30": (0, 1), "adversarial_blind31": (0, 2),
            "adversarial_blind32": (1, 6), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 2),
            "adversarial_blind35": (1, 3), "adversarial_blind36": (0, 5), "adversarial_blind37": (0, 5),

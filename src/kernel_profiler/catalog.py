@@ -273,7 +273,11 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        (r"atom|_red|atomic", "decrease"), sass=("RED", "ATOM"),
        wrong_way=(r"\b(?:(?:larger|bigger|more)\s+(?:thread\s+)?blocks|(?:512|1024|1,024)[- ]thread blocks|"
                   r"(?:512|1024|1,024) threads per block|more threads (?:per block|share))\b",
-                  "more threads per block put more contenders on each shared word: contention rises")),
+                  "more threads per block put more contenders on each shared word: contention rises"),
+       # an atomic named as one step of the code, or counted per warp/block: the privatized state, not contention
+       not_words=r"\b(?:one|a single|1|\d+|four)\s+(?:global\s+|shared\s+)?atomics?\s*(?:per|/)\s*(?:warp|block|"
+                 r"program|CTA)\b|\batomics?\s+(?:are|is)\s+down\s+to\b|\b(?:followed by|before)\s+(?:a|its|the|one)\s+"
+                 r"(?:dependent\s+)?(?:shared\s+|global\s+)?atomic\b"),
     _e("warp_divergence", "compute", "warp divergence", "kernel", _CMP + "detect_warp_divergence", "sig_divergence",
        r"diverg",
        {"": "Make branch decisions uniform per warp: assign work so that the branch condition depends on the warp "

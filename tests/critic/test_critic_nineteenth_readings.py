@@ -3,7 +3,8 @@ so far (not one answer at a time), on real H200 captures, most with a twin the c
   - claims: one-time work the text sets aside ("that's one-time", "Not steady state; reported apart", "happens
     exactly once", "-> Rejected as the steady-state answer", "the only memcpy is the one-time upload") is not
     blamed, nor one-time work a step repeats ("turns a one-time cost into the steady state"); a cause followed by "that's where the remaining
-    time goes" is asserted, however long the metric name between them;
+    time goes" is asserted, however long the metric name between them; an atomic named as one step of the code
+    ("followed by a dependent shared atomic") or counted per block is not a claim of contention;
   - numbers: a size of the problem ("131,072 rows", "62 elements") is no measurement any capture contradicts; the
     best the work could do ("the fastest it could possibly go is ... ≈ 106 us") is a model's number, not a
     measured time; a value cut rather than rounded (39.96 us written "39 us") is that value.
@@ -69,3 +70,16 @@ def test_a_value_cut_not_rounded_is_that_value(case):
     assert _accepted(c.critique(text)), c.critique(text).reasons
     wrong = c.critique(text.replace("would take 39 us", "would take 33 us"))
     assert _refused_for(wrong, "33 us"), wrong.reasons
+
+
+def test_an_atomic_named_as_a_step_of_the_code_is_no_contention(case):
+    assert asserted_cause("Each thread issues one LDG followed by a dependent shared atomic, so few bytes are in "
+                          "flight.") != "atomic_contention"
+    assert asserted_cause("Each thread has one load outstanding before its shared atomic.") != "atomic_contention"
+    assert asserted_cause("The global atomics serialize on the same four bins.") == "atomic_contention"
+    c = case("cu_histogram_fixed")
+    text = _text("blind2", "b2_acc_histfix")  # "global atomics are down to one reduction per block"
+    assert _accepted(c.critique(text)), c.critique(text).reasons
+    wrong = c.critique(text.replace("scalar 4-byte loads in a one-wave grid-stride loop keep too few bytes in flight",
+                                    "contention on the same few bins serializes the global atomics"))
+    assert _refused_for(wrong, "claims atomic contention"), wrong.reasons
