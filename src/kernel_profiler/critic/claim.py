@@ -225,7 +225,7 @@ def _set_apart(text: str, at: int) -> bool:
     return any(_SET_APART.search(x) for x in near) and not any(_STILL_DOMINANT.search(x) for x in near)
 
 
-_REJECTED = re.compile(r"\W*(?:->|→|=>)?\s*(?:rejected|ruled out|refuted|disproved)\b", re.I)
+_REJECTED = re.compile(r"\W*(?:->|→|=>)?\s*(?:rejected|ruled out|refuted|disproved)\b", re.I)  # a hypothesis's verdict
 # one-time work the sentence says is repeated ("Doing that per step turns a one-time set-up cost into the steady
 # state"): the repetition is the claim (a churn), not start-up
 _REPEATED = re.compile(r"\b(?:turns?|turning|makes?|making)\b[^.;]{0,60}\binto\s+(?:the\s+)?steady[- ]state\b", re.I)

@@ -135,7 +135,7 @@ def counts(q: Quantity) -> bool:
     return bool(_STRICT_UNIT.match(q.unit or "")) and not _BYTE_OR_TIME.search(q.unit or "")
 
 
-# what the problem is made of ("62 elements", "4096 rows", "16M floats"): a size of the work, which no profiler counts
+# what the problem is made of ("62 elements", "4096 rows", "131,072 rows"): a size of the work, which no profiler counts
 _UNCOUNTED = re.compile(r"^(?:elements?|rows?|columns?|cols?|tiles?|floats?|doubles?|values?|items?|entries|tokens?|"
                         r"heads?|layers?|batch(?:es)?|products?|chunks?|pixels?|channels?|images?|samples?|points?|"
                         r"particles?|nodes?|terms?)$", re.I)

@@ -187,9 +187,9 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
                 continue  # pinned only by a specific word of the clause that describes this fact ("61.5 ms" alone
                 # names no measurement, nor does "DRAM 80% busy" name the GPU-busy fraction)
             if close(f.value, v, t) or 0 <= f.value - v <= 2 * t:
-                return None  # the value of what its own clause describes (or that value cut, not rounded: 39.96 us
-                # written "39 us") ("`cuLaunchKernel` itself 7.3 us" in a
-                # sentence that names another median): no contradiction
+                return None  # the value of what its own clause describes ("`cuLaunchKernel` itself 7.3 us" in a
+                # sentence that names another median), or that value cut rather than rounded (39.96 us written "39
+                # us"): no contradiction
             off = abs(f.value - v) / max(abs(v), abs(f.value), 1e-30)
             far = EVIDENCE_MISS if headline or (evidence and f.kernel is None) or units & f.concepts & _PER_UNIT \
                 else NEAR_MISS  # "delivers 9 useful bytes" (of each sector): a ratio of a small fixed range, misread
