@@ -20,6 +20,7 @@ from .match import (STATISTICS, Operand, candidates, close, derived_values, is_c
                     match_bound, match_derived, match_facts, names, number_use, sentence_concepts)
 from .numbers import METRIC_TOKEN, WIDTH, Quantity, evidence_quantity, metric_tokens, quantities, scrub, sentences
 from .scope import kernel_mentions
+from .same_value import equal_elsewhere
 from .stride import match_stride, stride_miss
 from .use import Use
 from .unverified import (IDEAL, PIN_SPAN, bound_metric, clause_of, contradiction, source_size, source_size_at,
@@ -271,8 +272,16 @@ def check_numbers(c: Context) -> list[str]:
                 _elsewhere(q, bad, c.facts):
             bad = None  # a program-level statistic missed, but the same statistic of one of its kernels: that kernel's
             # value in a clause that names no kernel, not an invention
-        if c.strict[i] and bad is None and not operand and not IDEAL.search(clause_of(s, q)) and \
-                _pinned(q, toks, cs, ks, c.facts):
+        pinned = c.strict[i] and bad is None and not operand and not IDEAL.search(clause_of(s, q)) and \
+            _pinned(q, toks, cs, ks, c.facts)
+        same = equal_elsewhere(q, s, ks, c.facts, bad) if pinned or (bad is not None and not is_ceiling(bad)) else None
+        if same is not None:  # the value of another metric of the kernel, in its own unit: a real number the words
+            # describe loosely ("2.90 us per call" for the API's mean), not one made up
+            said = bad.metric if bad is not None else "another metric"
+            c.audit.append(NumberAudit(written=q.written, where=where, fact=same.describe(),
+                                       derivation=f"equal in value and unit (its words suggested {said})"))
+            continue
+        if pinned:
             c.audit.append(NumberAudit(written=q.written, where=where))
             described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
             out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of "

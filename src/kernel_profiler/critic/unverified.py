@@ -134,7 +134,7 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         return None  # a time stamp, or the spread of start times ("first-to-last kernel start 69-97 us")
     words, units = text_concepts(clause), unit_concepts(q.unit)
     concepts = frozenset(words | units)
-    own = _own_concepts(sentence, q)
+    own = own_concepts(sentence, q)
     apis = own if label is None else concepts  # "~20 us bookkeeping + ~7 us launch (`cudaLaunchKernel` avg 7.1 us)":
     # the API is the other number's (each number's own words name its call)
     if label is None and len(_numbers(clause)) > 1:  # and so is the statistic ("avg")
@@ -145,8 +145,8 @@ def contradiction(q: Quantity, sentence: str, kernels: set[str], facts: Facts, u
         return None
     counted = bool(units) and counts(q)  # "132 blocks": the noun names what is counted
     specific = words - GENERIC - {"duration"}
-    timed_kernel = "duration" in words and not specific and bool(_KERNEL_WORD.search(clause)) and \
-        not _HOST_SIDE.search(clause)  # "the launch call is 4.3 us": the host's call, not the kernel's time
+    timed_kernel = "duration" in words and not specific and bool(KERNEL_WORD.search(clause)) and \
+        not HOST_SIDE.search(clause)  # "the launch call is 4.3 us": the host's call, not the kernel's time
     span = None if several_kernels(sentence) else _range(sentence, q)  # "each kernel takes 124-183 us": both
     # ends are measurements; "within ~10-20%" brackets one value
     if use.achieved:  # a datasheet ceiling presented as measured or achieved ("the measured 64 GB/s link")
@@ -218,7 +218,7 @@ def _numbers(text: str) -> list[Quantity]:
     return numbers_of(text)
 
 
-def _own_concepts(sentence: str, q: Quantity) -> frozenset[str]:
+def own_concepts(sentence: str, q: Quantity) -> frozenset[str]:
     """The API functions and statistics named between the numbers either side of q (its own words)."""
     nums = [x for x in _numbers(sentence) if x.family == q.family]  # ("400 `cudaDeviceSynchronize` calls at 112 us
     # each": a count between the call and its time leaves the call the time's)
@@ -315,8 +315,8 @@ _SCOPED = re.compile(r"\bin the (?:whole |entire |steady[- ]state |steady )?(?:c
 _PER_UNIT = frozenset({"bytes_per_sector", "sectors_per_request"})  # ratios between 1 and 32: a number its unit names
 # as one of them ("9 useful bytes", "8 sectors/request") is that ratio, however far from its measured value
 _LAUNCH_COUNT = re.compile(r"launch__(grid_size|block_size|thread_count|registers_per_thread)$")  # a launch's counts
-_HOST_SIDE = re.compile(r"\bcalls?\b|\bAPI\b|overhead|\bhost\b|\bCPU\b|dispatch", re.I)
-_KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
+HOST_SIDE = re.compile(r"\bcalls?\b|\bAPI\b|overhead|\bhost\b|\bCPU\b|dispatch", re.I)
+KERNEL_WORD = re.compile(r"\bkernels?\b|\blaunch(es)?\b", re.I)  # "the kernel takes 160 us": a kernel's time
 NEAR_MISS = 0.5  # a number within 2x of a measured value its words describe is a wrong reading of it
 PIN_SPAN = 10.0  # a number its words tie to a kernel's metric lies within this factor of a value of it, or it is
 # something else (a count of elements, a size from the source; executed instructions, not the listed ones)

@@ -1,0 +1,58 @@
+"""A number whose words point at one metric but whose value is, in its own unit, another measured value of the kernel
+in question (or of the program): "| host API time per call | 2.90 µs avg |" for the memset call's mean, read by its
+words as a kernel's mean. Such a number is real, described loosely, and is matched to the value it equals (the audit
+says which, and what its words suggested) rather than refused as made up.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .facts import Fact, Facts
+from .match import is_ceiling
+from .numbers import Quantity
+from .unverified import HOST_SIDE, KERNEL_WORD, own_concepts
+
+PRECISE = 0.01  # a value written to within this share of itself (three significant figures or more)
+_DIMENSIONED = frozenset({"time", "bytes", "byte_rate", "flop_rate", "hz"})
+_DIGITS = re.compile(r"\d[\d,]*\.\d+")  # a count or ratio with a fraction written ("81.6 cycles")
+_PER_CALL = re.compile(r"^api\.([^.]+)\.(?:median|mean|min|max)_ns$")
+_PER_LAUNCH = re.compile(r"^timeline\.kernel_(?:median|mean|min|max)_ns$")
+_EACH = re.compile(r"\beach\b|\bper[- ]call\b", re.I)
+
+
+def equal_elsewhere(q: Quantity, sentence: str, kernels: set[str], facts: Facts,
+                    contradicted: Optional[Fact]) -> Optional[Fact]:
+    """The measured value the number equals to the precision it is written with, where that equality is unlikely by
+    chance: a time, a size in bytes or a rate written to 1% or better ("2.90 µs", not "~3 us" or "0.27 ms"), or a count
+    or ratio written with a fraction to three significant figures ("81.6 cycles"). Device attributes, ceilings and
+    peaks are no measurement; shares are too dense (a kernel holds hundreds of percentages) for a value alone to say
+    which one was meant."""
+    if q.tol > PRECISE * abs(q.value):
+        return None  # rounded, or approximate: many values lie that close
+    if q.family not in _DIMENSIONED:
+        digits = _DIGITS.match(q.written)
+        if q.family not in ("count", "ratio") or digits is None or \
+                len(digits.group().replace(",", "").replace(".", "").lstrip("0")) < 3:
+            return None
+    if contradicted is not None and _claims_statistic(q, sentence, contradicted):
+        return None
+    for f in facts.near(q.family, abs(q.value), q.tol):
+        if f.family == q.family and (f.kernel is None or f.kernel in kernels) and \
+                abs(f.value - abs(q.value)) <= q.tol * (1 + 1e-9) and not is_ceiling(f) and \
+                not f.metric.startswith(("device", "ceiling")) and "peak_sustained" not in f.metric:
+            return f
+    return None
+
+
+def _claims_statistic(q: Quantity, sentence: str, f: Fact) -> bool:
+    """Whether the number's own words claim the contradicted statistic of a thing they name: a time for each call of
+    an API function ("400 `cudaDeviceSynchronize` calls at 112 us each"), or a statistic of a kernel's launches with no
+    word of the host's side ("the GEMM kernel launches: median 54 us per launch")."""
+    own = own_concepts(sentence, q)
+    stat = any(x.startswith("stat_") for x in own)
+    call = _PER_CALL.match(f.metric)
+    if call is not None:
+        return f"api:{call.group(1).lower()}" in own and (stat or bool(_EACH.search(sentence[q.end:q.end + 12])))
+    return bool(_PER_LAUNCH.match(f.metric)) and stat and bool(KERNEL_WORD.search(sentence)) and \
+        not HOST_SIDE.search(sentence)
