@@ -206,7 +206,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"strided (global )?(access|load|store|read|write)|column-wise (access|load|read)|sectors? per request|"
        r"(touch|touches|hits?|fans? out to|spans?) (\d+|many|separate) (different |distinct |separate )?sectors|"
        r"bytes (used )?per (\d+-byte )?sector|partially used sectors?|own (32-byte )?sector|"
-       r"unused (\d+ )?(fields|bytes)|(data|bytes) (it|the kernel) never uses",
+       r"unused (\d+ )?(fields|bytes)|(data|bytes) (it|the kernel) never uses|"
+       r"(poor|low|bad) (global )?(load|store) efficiency",  # nvprof's gld/gst_efficiency: useful bytes per byte moved
        {"": "Map consecutive threads to consecutive addresses: e.g. one warp or block per row with the threads "
             "striding over columns (float4 loads where aligned), or stage a tile through shared memory and transpose "
             "it there.",

@@ -3,7 +3,8 @@ whose words point at one metric but whose value is, in its own unit, another mea
 program is real and described loosely, so it is matched to the value it equals, not refused as made up. Only where
 chance equality is unlikely: a time, bytes or a rate, or a count written to three significant figures; never a share
 (a kernel holds hundreds of them), a device attribute or a peak, nor a time given for each call of an API function
-its words name.
+its words name. And "poor global load efficiency" (nvprof's gld_efficiency: useful bytes per byte moved) is a claim
+of uncoalesced access, checked against the sectors each request takes.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from critic_case import (  # noqa: F401 (case: the fixture)
     accepted as _accepted, answer_text as _text, case, refused_for as _refused_for)
 
 from kernel_profiler.critic import gather_facts
+from kernel_profiler.critic.claim import asserted_cause
 from kernel_profiler.critic.numbers import quantities
 from kernel_profiler.critic.same_value import equal_elsewhere
 
@@ -51,3 +53,11 @@ def test_shares_and_small_counts_are_never_matched_by_value_alone(case):
                  f.value == int(f.value))
     q = quantities(f"{int(small.value)} blocks")[0]
     assert equal_elsewhere(q, "x", kernels, pool, None) is None, small  # two figures: equal by chance too often
+
+
+def test_poor_load_efficiency_is_a_claim_of_uncoalesced_access(case):
+    assert asserted_cause("row_sums is DRAM-bound with poor global load efficiency.") == "uncoalesced_global"
+    assert asserted_cause("row_sums is DRAM-bound: the loads stream at full width.") != "uncoalesced_global"
+    c = case("ho_smem_stride_reduce")  # its real number (12.4 warps per issue) no longer hides the wrong claim: the
+    v = c.critique(_text("blind35", "b35_smem_global"))  # global loads take 4 sectors per request, fully coalesced
+    assert _refused_for(v, "uncoalesced global"), v.reasons
