@@ -428,6 +428,18 @@ read or ran the critic), each pair scored counts only before any of it was read:
   (85 and 169); development sets 22/700, 43/553 (22/700, 50/553). Never read: blind72-75 12/112 (11%), 28/80 (35%);
   blind64+65 5/56, 14/40 (5/56, 15/40); blind68+69, blind44+45, blind52 unchanged. All eleven never-read sets
   together: 30/305 (9.8%) false accepts and 76/223 (34%) false rejects (30/305 and 78/223 at the start).
+2026-12-03, twentieth session (15:21-18:21 UTC), no new set:
+  - One structural rule, measured first as a simulation on the recorded verdicts of the read sets: a number its words
+    tie to one metric but whose value is, to the precision it is written with, another measured value of its kernel or
+    program is matched to that value (critic/same_value.py; the audit names it and what the words suggested). Only a
+    time, bytes or a rate written to 1% or better, or a count or ratio with a fraction to three figures; never a share
+    (too dense), a device attribute, a ceiling or a peak, nor a per-call statistic its own words claim ("400
+    `cudaDeviceSynchronize` calls at 112 us each"). A looser first version (any family, 2% tolerance) would have saved
+    39 correct answers and let 24 wrong ones through, and six constructed twins of the rule tests hit some other time
+    fact at 2%: chance equality is common unless the precision is the one written.
+  - One catalogue phrase: "poor global load efficiency" (nvprof's gld_efficiency) claims uncoalesced access.
+  At the session's final critic, against a37f8f7: the read sets 86/1,753 -> 86/1,753 false accepts and 159/1,341 ->
+  152/1,341 false rejects; all eleven never-read sets 30/305 (9.8%) -> 30/305 and 76/223 (34%) -> 75/223 (34%).
 """
 from __future__ import annotations
 
