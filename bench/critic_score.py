@@ -2,6 +2,7 @@
 
     python bench/critic_score.py                 # all seventy-six sets
     python bench/critic_score.py adversarial_holdout -v
+    python bench/critic_score.py -j 2              # two sets at a time (each set is scored in a process of its own)
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
 set, false accepts (an expected reject the critic accepted) over expected rejects and false rejects over
@@ -449,6 +450,8 @@ import shutil
 import sys
 import tempfile
 import tomllib
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 from kernel_profiler.critic import AnswerFormatError, critique_text
@@ -488,38 +491,54 @@ def critique_cited(text: str, paths: list[Path]):
             paths = rest
 
 
-def score(set_name: str, work: Path, verbose: bool) -> tuple[int, int, int, int]:
+def score(set_name: str, verbose: bool) -> tuple[int, int, int, int, list[str]]:
+    """(false accepts, expected rejects, false rejects, expected accepts, the misses' lines when verbose)."""
     root = DATA / set_name
     answers = tomllib.loads((root / "cases.toml").read_text())["answer"]
     fa = fr = n_rej = n_acc = 0
-    for a in answers:
-        paths = [materialise(a["case"], n, work) for n in a["artifacts"]]
-        try:
-            v = critique_cited((root / a["file"]).read_text(encoding="utf-8"), paths)
-            got, reasons = v.verdict, "; ".join(v.reasons)
-        except AnswerFormatError as e:
-            got, reasons = "reject", f"unreadable: {e}"
-        expected = a["expected"]
-        n_rej += expected == "reject"
-        n_acc += expected == "accept"
-        if got != expected:
-            fa += expected == "reject"
-            fr += expected == "accept"
-            if verbose:
-                print(f"  {'FALSE ACCEPT' if expected == 'reject' else 'FALSE REJECT'} {a['id']} ({a['category']}): "
-                      f"{reasons[:400]}")
-    return fa, n_rej, fr, n_acc
+    misses = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for a in answers:
+            paths = [materialise(a["case"], n, Path(tmp)) for n in a["artifacts"]]
+            try:
+                v = critique_cited((root / a["file"]).read_text(encoding="utf-8"), paths)
+                got, reasons = v.verdict, "; ".join(v.reasons)
+            except AnswerFormatError as e:
+                got, reasons = "reject", f"unreadable: {e}"
+            expected = a["expected"]
+            n_rej += expected == "reject"
+            n_acc += expected == "accept"
+            if got != expected:
+                fa += expected == "reject"
+                fr += expected == "accept"
+                if verbose:
+                    misses.append(f"  {'FALSE ACCEPT' if expected == 'reject' else 'FALSE REJECT'} {a['id']} "
+                                  f"({a['category']}): {reasons[:400]}")
+    return fa, n_rej, fr, n_acc, misses
 
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
-    sets = [a for a in argv if not a.startswith("-")] or ["adversarial", "adversarial_holdout"] + \
-        [f"adversarial_blind{i}" for i in range(2, 76)]
-    with tempfile.TemporaryDirectory() as tmp:
-        for s in sets:
-            fa, n_rej, fr, n_acc = score(s, Path(tmp), verbose)
+    jobs = int(argv[argv.index("-j") + 1]) if "-j" in argv[:-1] and argv[argv.index("-j") + 1].isdigit() else 1
+    sets = [a for i, a in enumerate(argv) if not a.startswith("-") and not (i and argv[i - 1] == "-j")] or \
+        ["adversarial", "adversarial_holdout"] + [f"adversarial_blind{i}" for i in range(2, 76)]
+    unknown = [s for s in sets if not (DATA / s / "cases.toml").is_file()]
+    if unknown:
+        print(f"error: no answer set {unknown[0]!r} under {DATA} (a set is a folder with cases.toml)", file=sys.stderr)
+        return 2
+    # each set in a fresh process: one process that loads many sets' captures one after another keeps gigabytes it
+    # no longer uses, and all seventy-six sets in one would not fit a 24 GiB machine
+    totals = [0, 0, 0, 0]
+    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
+        for s, (fa, n_rej, fr, n_acc, misses) in zip(sets, pool.map(score, sets, [verbose] * len(sets))):
             print(f"{s}: false accepts {fa}/{n_rej} ({fa / n_rej:.0%}, goal <= 5%), "
-                  f"false rejects {fr}/{n_acc} ({fr / n_acc:.0%}, goal <= 10%)")
+                  f"false rejects {fr}/{n_acc} ({fr / n_acc:.0%}, goal <= 10%)", flush=True)
+            for line in misses:
+                print(line)
+            totals = [t + x for t, x in zip(totals, (fa, n_rej, fr, n_acc))]
+    fa, n_rej, fr, n_acc = totals
+    print(f"all {len(sets)} sets: false accepts {fa}/{n_rej} ({fa / max(n_rej, 1):.1%}), "
+          f"false rejects {fr}/{n_acc} ({fr / max(n_acc, 1):.1%})")
     return 0
 
 
