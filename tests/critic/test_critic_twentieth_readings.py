@@ -3,7 +3,7 @@ whose words point at one metric but whose value is, in its own unit, another mea
 program is real and described loosely, so it is matched to the value it equals, not refused as made up. Only where
 chance equality is unlikely: a time, bytes or a rate, or a count written to three significant figures; never a share
 (a kernel holds hundreds of them), a device attribute or a peak, nor a time given for each call of an API function
-its words name. And "poor global load efficiency" (nvprof's gld_efficiency: useful bytes per byte moved) is a claim
+its words name, nor a value of another memory level or API function than the one its words name. And "poor global load efficiency" (nvprof's gld_efficiency: useful bytes per byte moved) is a claim
 of uncoalesced access, checked against the sectors each request takes.
 """
 from __future__ import annotations
@@ -61,3 +61,20 @@ def test_poor_load_efficiency_is_a_claim_of_uncoalesced_access(case):
     c = case("ho_smem_stride_reduce")  # its real number (12.4 warps per issue) no longer hides the wrong claim: the
     v = c.critique(_text("blind35", "b35_smem_global"))  # global loads take 4 sectors per request, fully coalesced
     assert _refused_for(v, "uncoalesced global"), v.reasons
+
+
+def test_a_value_of_another_memory_level_is_not_the_level_named(case):
+    c = case("cu_sgemm_fp32")
+    pool = gather_facts(c.arts, c.dg)
+    l1 = next(f for f in pool.by_metric["l1tex__m_xbar2l1tex_read_bytes.sum.per_second"] if f.kernel)  # L2 -> L1
+    said = f"{l1.value / 1e12:.3f} TB/s"
+    for words, level_named in ((f"DRAM delivers {said} to the SMs.", "DRAM"), (f"L1 receives {said}.", "L1"),
+                               (f"The loads stream {said} to the SMs.", None)):
+        q = next(x for x in quantities(words) if x.family == "byte_rate")
+        got = equal_elsewhere(q, words, set(pool.kernels), pool, None)
+        if level_named == "DRAM":  # L1's rate, said of DRAM: the level named is the level it must be of
+            assert got is None, (words, got)
+        else:
+            assert got is not None and got.value == l1.value, (words, got)
+    text = _text("blind61", "b61_sgemm_tf32")  # "16.9 GB read": DRAM's read bytes, its words naming no level
+    assert _accepted(c.critique(text.replace("16.9 GB read through L2", "16.9 GB read"))), text

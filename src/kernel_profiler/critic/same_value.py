@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .concepts import LEVELS, text_concepts
 from .facts import Fact, Facts
 from .match import is_ceiling
 from .numbers import Quantity
-from .unverified import HOST_SIDE, KERNEL_WORD, own_concepts
+from .unverified import HOST_SIDE, KERNEL_WORD, clause_of, own_concepts
 
 PRECISE = 0.01  # a value written to within this share of itself (three significant figures or more)
 _DIMENSIONED = frozenset({"time", "bytes", "byte_rate", "flop_rate", "hz"})
@@ -37,12 +38,22 @@ def equal_elsewhere(q: Quantity, sentence: str, kernels: set[str], facts: Facts,
             return None
     if contradicted is not None and _claims_statistic(q, sentence, contradicted):
         return None
+    named = frozenset(x for x in text_concepts(clause_of(sentence, q)) if x in LEVELS or x.startswith("api:"))
     for f in facts.near(q.family, abs(q.value), q.tol):
         if f.family == q.family and (f.kernel is None or f.kernel in kernels) and \
                 abs(f.value - abs(q.value)) <= q.tol * (1 + 1e-9) and not is_ceiling(f) and \
-                not f.metric.startswith(("device", "ceiling")) and "peak_sustained" not in f.metric:
+                not f.metric.startswith(("device", "ceiling")) and "peak_sustained" not in f.metric and \
+                not _other_thing(named, f):
             return f
     return None
+
+
+def _other_thing(named: frozenset[str], f: Fact) -> bool:
+    """Whether the words name a memory level or an API function and the fact is of another one ("DRAM moves
+    3.89 TB/s" for L2's rate): the thing named is the thing the number must be of."""
+    levels, apis = named & LEVELS, {x for x in named if x.startswith("api:")}
+    return bool(levels and f.concepts & LEVELS and not f.concepts & levels) or \
+        bool(apis and any(x.startswith("api:") for x in f.concepts) and not f.concepts & apis)
 
 
 def _claims_statistic(q: Quantity, sentence: str, f: Fact) -> bool:
