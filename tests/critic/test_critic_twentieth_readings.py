@@ -2,9 +2,10 @@
 whose words point at one metric but whose value is, in its own unit, another measured value of the kernel or the
 program is real and described loosely, so it is matched to the value it equals, not refused as made up. Only where
 chance equality is unlikely: a time, bytes or a rate, or a count written to three significant figures; never a share
-(a kernel holds hundreds of them), a device attribute or a peak, nor a time given for each call of an API function
-its words name, nor a value of another memory level or API function than the one its words name. And "poor global load efficiency" (nvprof's gld_efficiency: useful bytes per byte moved) is a claim
-of uncoalesced access, checked against the sectors each request takes.
+(a kernel holds hundreds of them), a device attribute or a peak, nor a time given for each call of an API function its
+words name, nor a value of another memory level or API function than the one its words name. And "poor global load
+efficiency" (nvprof's gld_efficiency: useful bytes per byte moved) is a claim of uncoalesced access, checked against
+the sectors each request takes.
 """
 from __future__ import annotations
 
