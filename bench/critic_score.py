@@ -438,12 +438,15 @@ read or ran the critic), each pair scored counts only before any of it was read:
     `cudaDeviceSynchronize` calls at 112 us each"). A looser first version (any family, 2% tolerance) would have saved
     39 correct answers and let 24 wrong ones through; limited to those families, still at 2%, 14 and 2, and six
     constructed twins of the rule tests (wrong numbers written to be refused) then equalled some other time fact
-    within 2-5%: chance equality is common unless the precision is the one written. As built: 7 saved, none let
+    within 2-5%: chance equality is common unless the precision is the one written. As built: 6 saved, none let
     through (the one wrong answer it let through, b35_smem_global, had been refused only for a misread number; the
-    catalogue phrase below now refuses it for its claim).
+    catalogue phrase below now refuses it for its claim). A guard added last: a memory level or API function the words
+    name is the one the value must be of ("DRAM delivers 2.041 TB/s" for L1's rate); it costs one correct answer
+    (b61_sgemm_tf32 calls DRAM's 16.9 GB of reads "read through L2").
   - One catalogue phrase: "poor global load efficiency" (nvprof's gld_efficiency) claims uncoalesced access.
   At the session's final critic, against a37f8f7: the read sets 86/1,753 -> 86/1,753 false accepts and 159/1,341 ->
-  152/1,341 false rejects; all eleven never-read sets 30/305 (9.8%) -> 30/305 and 76/223 (34%) -> 75/223 (34%).
+  153/1,341 false rejects; all eleven never-read sets 30/305 (9.8%) -> 30/305 and 76/223 (34%) -> 75/223 (34%)
+  (blind68, 9 -> 8 false rejects; its reasons not read).
 """
 from __future__ import annotations
 

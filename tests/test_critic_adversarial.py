@@ -126,8 +126,8 @@ DATA = Path(__file__).parent / "data"
 # sectors per request) is still not recognised in its wording.
 # Twentieth session (2026-12-03, 15:21-18:21 UTC): no new set. One structural rule (a number equal, to the precision
 # it is written with, to another measured value of its kernel or program is matched to it) and one catalogue phrase.
-# Bounds are this session's final counts (tightened; none raised): blind20, 30, 35, 46, 50, 61, and blind68 (never
-# read: counts only, 9 -> 8 false rejects).
+# Bounds are this session's final counts (tightened; none raised): blind20, 30, 35, 46, 50, and blind68 (never read:
+# counts only, 9 -> 8 false rejects).
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (0, 2), "adversarial_blind21": (1, 3), "adversarial_blind22": (1, 2),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (1, 1), "adversarial_blind25": (1, 1),
@@ -142,7 +142,7 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind50": (4, 4), "adversarial_blind51": (3, 3), "adversarial_blind52": (1, 7),
            "adversarial_blind53": (0, 1), "adversarial_blind54": (0, 5), "adversarial_blind55": (4, 6),
            "adversarial_blind56": (1, 3), "adversarial_blind57": (1, 0), "adversarial_blind58": (2, 0),
-           "adversarial_blind59": (1, 3), "adversarial_blind60": (3, 6), "adversarial_blind61": (4, 1),
+           "adversarial_blind59": (1, 3), "adversarial_blind60": (3, 6), "adversarial_blind61": (4, 2),
            "adversarial_blind62": (1, 1), "adversarial_blind63": (2, 3), "adversarial_blind64": (2, 7),
            "adversarial_blind65": (3, 7), "adversarial_blind66": (1, 4), "adversarial_blind67": (3, 3),
            "adversarial_blind68": (1, 8), "adversarial_blind69": (7, 10), "adversarial_blind70": (0, 0),
