@@ -450,6 +450,7 @@ read or ran the critic), each pair scored counts only before any of it was read:
 """
 from __future__ import annotations
 
+import argparse
 import gzip
 import lzma
 import shutil
@@ -524,10 +525,13 @@ def score(set_name: str, verbose: bool) -> tuple[int, int, int, int, list[str]]:
 
 
 def main(argv: list[str]) -> int:
-    verbose = "-v" in argv
-    jobs = int(argv[argv.index("-j") + 1]) if "-j" in argv[:-1] and argv[argv.index("-j") + 1].isdigit() else 1
-    sets = [a for i, a in enumerate(argv) if not a.startswith("-") and not (i and argv[i - 1] == "-j")] or \
-        ["adversarial", "adversarial_holdout"] + [f"adversarial_blind{i}" for i in range(2, 76)]
+    ap = argparse.ArgumentParser(description="Score the critic on the adversarial answer sets (issue 10).")
+    ap.add_argument("sets", nargs="*", help="sets under tests/data (default: all seventy-six)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every miss with the critic's reasons")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="sets scored at once (default 1)")
+    args = ap.parse_args(argv)
+    verbose, jobs = args.verbose, max(args.jobs, 1)
+    sets = args.sets or ["adversarial", "adversarial_holdout"] + [f"adversarial_blind{i}" for i in range(2, 76)]
     unknown = [s for s in sets if not (DATA / s / "cases.toml").is_file()]
     if unknown:
         print(f"error: no answer set {unknown[0]!r} under {DATA} (a set is a folder with cases.toml)", file=sys.stderr)

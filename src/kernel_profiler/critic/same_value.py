@@ -12,13 +12,11 @@ from .concepts import LEVELS, text_concepts
 from .facts import Fact, Facts
 from .match import is_ceiling
 from .numbers import Quantity
-from .unverified import HOST_SIDE, KERNEL_WORD, clause_of, own_concepts
+from .unverified import HOST_SIDE, KERNEL_WORD, PER_CALL, clause_of, own_concepts
 
 PRECISE = 0.01  # a value written to within this share of itself (three significant figures or more)
 _DIMENSIONED = frozenset({"time", "bytes", "byte_rate", "flop_rate", "hz"})
 _DIGITS = re.compile(r"\d[\d,]*\.\d+")  # a count or ratio with a fraction written ("81.6 cycles")
-_PER_CALL = re.compile(r"^api\.([^.]+)\.(?:median|mean|min|max)_ns$")
-_PER_LAUNCH = re.compile(r"^timeline\.kernel_(?:median|mean|min|max)_ns$")
 _EACH = re.compile(r"\beach\b|\bper[- ]call\b", re.I)
 
 
@@ -60,10 +58,12 @@ def _claims_statistic(q: Quantity, sentence: str, f: Fact) -> bool:
     """Whether the number's own words claim the contradicted statistic of a thing they name: a time for each call of
     an API function ("400 `cudaDeviceSynchronize` calls at 112 us each"), or a statistic of a kernel's launches with no
     word of the host's side ("the GEMM kernel launches: median 54 us per launch")."""
+    per_call = PER_CALL.match(f.metric)  # "api.<function>." or "timeline.kernel_"
+    if per_call is None:
+        return False
     own = own_concepts(sentence, q)
     stat = any(x.startswith("stat_") for x in own)
-    call = _PER_CALL.match(f.metric)
-    if call is not None:
-        return f"api:{call.group(1).lower()}" in own and (stat or bool(_EACH.search(sentence[q.end:q.end + 12])))
-    return bool(_PER_LAUNCH.match(f.metric)) and stat and bool(KERNEL_WORD.search(sentence)) and \
-        not HOST_SIDE.search(sentence)
+    if per_call.group(1).startswith("api."):
+        each = bool(_EACH.search(sentence[q.end:q.end + 12]))
+        return f"api:{per_call.group(1)[4:-1].lower()}" in own and (stat or each)
+    return stat and bool(KERNEL_WORD.search(sentence)) and not HOST_SIDE.search(sentence)

@@ -235,13 +235,13 @@ def _given_beside(f: Fact, q: Quantity, sentence: str) -> bool:
 
 
 _STATS = frozenset({"stat_median", "stat_mean", "stat_max", "stat_min"})
-_PER_CALL = re.compile(r"^(api\.[^.]+\.|timeline\.kernel_)(?:median|mean|min|max)_ns$")
+PER_CALL = re.compile(r"^(api\.[^.]+\.|timeline\.kernel_)(?:median|mean|min|max)_ns$")
 
 
 def _within_spread(f: Fact, q: Quantity, facts: Facts) -> bool:
     """Whether a time that names no statistic lies between the shortest and the longest call (or launch) of the thing
     whose statistic it missed: some launch, or some statistic of them, has that value."""
-    m = _PER_CALL.match(f.metric)
+    m = PER_CALL.match(f.metric)
     if not m or q.family != "time":
         return False
     ends = facts.by_metric.get(f"{m.group(1)}min_ns", []) + facts.by_metric.get(f"{m.group(1)}max_ns", [])
