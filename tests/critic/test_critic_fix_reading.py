@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from critic_case import answer, case  # noqa: F401 (the fixture)
 
-from kernel_profiler.critic import facts_for
+from kernel_profiler.critic import facts_for, parse_answer
 
 
 def _fact(c, metric: str, kernel: bool = True) -> float:
@@ -36,10 +36,14 @@ def test_a_move_to_near_a_value(case):
 
 
 def _labelled_answer(c, label: str, layout: bool = False):
+    return (c.critique_layout if layout else c.critique)(_labelled_text(c, label))
+
+
+def _labelled_text(c, label: str) -> str:
     m = c.metrics("row_sums")
     conflicts = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
     waves = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
-    return (c.critique_layout if layout else c.critique)(
+    return (
         "**Bound:** shared-memory bank conflicts on the row reads keep `row_sums` "
         f"{c.dg.roofline.gap:.2f}x above its DRAM floor.\n\n"
         "**Evidence:**\n"
@@ -55,12 +59,14 @@ def _labelled_answer(c, label: str, layout: bool = False):
 def test_the_metric_told_after_the_change_is_the_fix(case):
     """form._FIX_TAIL: "**Change:** ..." then "**Metric:** ... from 14.7M to ~0" is one fix in two labelled lines, so
     the fix names its metric and direction. After a label that is not part of a fix ("**Aside:**") the same line is
-    not the fix's, and the layout's reading finds no metric in the fix; the critic's second reading, by the role of
-    each sentence, takes the line that states the outcome after the change as the fix's and accepts."""
+    not the fix's, and the layout's reading finds no metric in the fix; the fix check then reads the block that
+    proposes a change and states its move (critic/proposal.py), as the second reading by the role of each sentence
+    does, and accepts."""
     c = case("ho_smem_stride_reduce")
     metric = _labelled_answer(c, "Metric", layout=True)
     assert metric.checks["fix"] and metric.reading == "layout", metric.reasons
-    aside = _labelled_answer(c, "Aside", layout=True)
-    assert any("names no metric" in r for r in aside.reasons), aside.reasons
-    reread = _labelled_answer(c, "Aside")
-    assert reread.verdict == "accept" and reread.reading == "role", reread.reasons
+    aside = _labelled_answer(c, "Aside", layout=True)  # the layout's fix names no metric; the block that states the
+    assert aside.verdict == "accept" and aside.checks["fix"], aside.reasons  # move after the change is read for it
+    assert parse_answer(_labelled_text(c, "Aside")).fix.metric is None  # (critic/proposal.py), the same verdict
+    reread = _labelled_answer(c, "Aside")  # as the second reading by role gives
+    assert reread.verdict == "accept", reread.reasons

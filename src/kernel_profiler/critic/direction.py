@@ -48,8 +48,8 @@ def _dir_search(text: str) -> Optional[re.Match]:
     return None
 
 
-_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?= ~?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|(?:XU|FMA|ALU|FP64|fp64|LSU)[- ]pipe\b|step time|(?:nsys )?step median|median step(?: time)?|(?:reported )?time per step|(?:gpu_)?busy[_ ]fraction|GPU busy|GPU utili[sz]ation|idle time|"
-                           r"copy (?:time|ns|us|ms)(?: per step)?|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors per request|bytes per sector|"
+_NAMED_METRIC = re.compile(r"\b(kernel (?:time|duration)|kernel(?=\s+(?:(?:around|about|at|near|roughly|in)\s+)?[~≈]?\d)|(?:XU|FMA|ALU|FP64|fp64|DRAM|tensor)(?= ?(?:pipe ?)?(?:%|util\b|utili[sz]ation))|(?:XU|FMA|ALU|FP64|fp64|LSU)[- ]pipe\b|step time|(?:nsys )?step median|median step(?: time)?|(?:reported )?time per step|(?:gpu_)?busy[_ ]fraction|GPU busy|GPU utili[sz]ation|idle time|"
+                           r"copy (?:time|ns|us|ms)(?: per step)?|(?:copy|transfer|PCIe|(?:host|device)[- ]to[- ](?:device|host)|[HD]2[HD]|[HD]to[HD]) bandwidth|(?:[HD]2[HD]|[HD]to[HD]|copy|PCIe) [GT]B/s|achieved occupancy|occupancy|sectors[- ]per[- ]request|bytes[- ]per[- ]sector|"
                            r"bank conflicts|wavefronts per (?:shared )?(?:instruction|request|load)|tensor[- ]pipe(?: (?!from\b|to\b|metric\b|should\b)[A-Za-z]\w*)?|"
                            r"tensor[- ]core (?:utili[sz]ation|activity)|DRAM (?:bytes|traffic|throughput)|"
                            r"local[- ]memory (?:traffic|sectors)|spills?|atomic requests|active threads|grid size|"
@@ -106,8 +106,9 @@ def _magnitude(clause: str, w: re.Match) -> Optional[str]:
     return "increase" if _ORDER[word] * k2 > float(before["a"]) * k1 else "decrease"
 
 
-_TO_NOTHING = re.compile(r"(?:→|->|=>|⟶)\s*(?:~|≈|about\s+)?(?:0(?![\d.,]*\d)|zero\b|none\b|nothing\b|a few\b|a handful\b)",
-                         re.I)
+_TO_NOTHING = re.compile(r"(?:→|->|=>|⟶)\s*(?:~|≈|about\s+)?(?:0(?![\d.,]*\d)|zero\b|none\b|nothing\b|a few\b|a handful\b)|"
+                         r"(?<!\bup )(?<!\bclose )\bto\s+(?:~|≈|about\s+|(?:near(?:ly)?|almost|essentially|roughly)\s+)?"
+                         r"(?:0(?![\d.,]*\d)(?!\s*%?\s*(?:→|->|to)\b)|zero\b)", re.I)  # "should take UVM migrations to ~0"
 _PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:well|far|much|clearly|comfortably)\s+(above|over|beyond|below|under)\s+~?\d", re.I)
 _MUCH = re.compile(r"^\W{0,3}?(?:\w+\s+){0,2}?(≫|>>|≪|<<)\s*~?\d")  # "tensor pipe active ≫ 0": far past the value
 _UP = "↑⬆▲"
@@ -139,11 +140,12 @@ def _rises(m: re.Match) -> bool:
 _IMPROVE = re.compile(r"\bimprov(?:e|es|ed|ing)\b", re.I)
 _FROM_TO_WORD = re.compile(r"(?:\bfrom\s+(?:~|about\s+|nearly\s+)?\d+(?:\.\d+)?\s*\S*\s+to|(?<![\w.,])~?\d+(?:\.\d+)?\s*[^\s\d→>]*\s*"
                            r"(?:→|->|=>))\s+(?:a\s+|an\s+|the\s+|near\s+)?(?:(?P<up>high\w*|large\w*|"
-                           r"most|majority|full|max\w*|saturat\w*|peak|busy|tens|hundreds|thousands|several|many)|(?P<down>low\w*|small\w*|little|zero|none|nothing|negligible|few|"
+                           r"most|majority|full|max\w*|saturat\w*|peak|busy|tens|hundreds|thousands|several|many|more)|(?P<down>low\w*|small\w*|little|less|fewer|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
 _ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u1>[^\s\d→>]*)\s*(?:→|->|=>|⟶)\s*"
-                    r"(?:~|about\s+|>=?\s*)?(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
+                    r"(?:~|about\s+|[<>]=?\s*~?|(?:(?:well|far)\s+)?(?:below|under|over|above)\s+~?)?"
+                    r"(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
 
 
 # a move written as its outcome against what it replaces: "262 K instead of ~67 M updates", "~0.15 ms instead of 1.05 ms"
@@ -187,7 +189,8 @@ def _stated_move(plain: str) -> Optional[tuple[str, str]]:
 
 _FASTER = re.compile(r"\b(faster|quicker|shorter|slower|longer)\s+(kernel|step|loop|iteration|program|run|copy|"
                      r"transfer|matmul|GEMM|epoch)s?\b", re.I)
-_EXPECT = re.compile(r"\bexpect\w*|\bpredict\w*|\bto watch\b", re.I)
+_EXPECT = re.compile(r"(?<!'s )(?<!\bis )(?<!\bas )(?<!\bbe )(?<!\bare )\bexpect\w*|\bpredict\w*|\bto watch\b|"
+                     r"\bshould move\b", re.I)  # ("kernel time will go up, that's expected": no prediction)
 
 
 def fix_metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
@@ -281,6 +284,7 @@ def _named_move(plain: str) -> Optional[tuple[str, str]]:
 
 def _named(metric: str) -> str:
     """A metric named in shorthand, in full: 'kernel 2.2 ms -> 0.2 ms' is the kernel's time, 'XU%' its pipe."""
+    metric = re.sub(r"(?<=\w)-per-(?=\w)", " per ", metric)  # "bytes-per-sector"
     if metric.strip().lower() == "kernel":
         return "kernel time"
     return f"{metric.strip()} pipe utilization" if _PIPE_NAME.fullmatch(metric.strip()) else metric

@@ -18,6 +18,8 @@ from .. import catalog
 from ..analysis.kernels import is_library_kernel
 from ..catalog import CATALOG
 from .direction import SETTING as _SETTING, clause_direction
+from .proposal import last_proposal
+from .target import target_direction
 from .metric_kinds import PIPE as _PIPE, metric_direction
 from .scope import kernel_mentions
 from .numbers import METRIC_TOKEN
@@ -86,7 +88,7 @@ def _real(c: "Context", metric: str) -> bool:
                 re.search(r"\btensor[- ](?:pipe|cores?)\b", metric, re.I))  # ncu's tensor pipe utilization
 
 
-_LEAVE = re.compile(r"\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as|"
+_LEAVE = re.compile(r"\A\W*nothing\b|\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as|"
                     r"(?:not|never) (?:to )?touch)|n['’]t (?:to )?touch", re.I)  # ("don't touch": no \b before n't)
 
 
@@ -129,6 +131,14 @@ NO_METRIC = "The fix names no metric: say which measured metric should move (e.g
 NO_DIRECTION = "The fix gives no direction: say whether the metric should increase or decrease, and by about how much."
 
 
+def _proposed_elsewhere(c: "Context") -> Optional[tuple[str, str]]:
+    """The move a fix states in a block of its own, when the part the layout gave the fix states none (a summary that
+    ends "Recommended: ...; expect the step to fall toward ~0.13 ms" above an appendix of numbers; a closing paragraph
+    "First, unroll the loop ...: smsp__inst_executed.sum should drop from 204.5M to ~155M")."""
+    found = last_proposal(c.raw or "")
+    return found[1:] if found else None
+
+
 def check_fix(c: "Context") -> list[str]:
     a = c.answer
     if not a.fix_text.strip():
@@ -145,6 +155,8 @@ def check_fix(c: "Context") -> list[str]:
         return []  # a kernel the captures put at its roofline: "leave it" needs no metric to move (nor one the
         # captures cannot measure, "FLOP per DRAM byte"); "leave it: `gpu__dram_throughput` should stay at ~75%" says
         # its outcome
+    if not metric or direction not in ("increase", "decrease"):
+        metric, direction = _proposed_elsewhere(c) or target_direction(c, a.fix_text) or (metric, direction)
     if not metric:
         out.append(NO_METRIC)
     if direction not in ("increase", "decrease"):

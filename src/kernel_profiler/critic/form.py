@@ -20,12 +20,13 @@ from .visible import addressed_to_reviewer, clean  # noqa: F401 (re-exported)
 from .hypotheses import accepted_block, accepted_hypothesis, opens_a_hypothesis
 from .notes import VERDICT_LABEL, terse, titled
 from .paragraphs import ORDER, paragraphs, unlabelled
+from .proposal import last_proposal
 from .roles import BOUND as _BOUND, VERDICT as _VERDICT, opens_with_a_change, read_roles, says_what_to_do
 
 # ----------------------------------------------------------------------------- parsing
 _PART = (r"(bottleneck|evidence|mechanism|(?:the )?fix|(?:the )?change(?: to make)?|recommendations?|numbers|measurements|"
          r"why|root cause|cause|short version|tl;?dr|expected(?: (?:effect|impact|result|gain|speed-?up))?)")
-_KEYS = [("bottleneck", re.compile(r"^(bottleneck|short (version|answer)|tl;?dr|(?:executive |management )?summary|verdict|what limits|bottom line|"
+_KEYS = [("bottleneck", re.compile(r"^(bottleneck|bound\s*(?:and|&)\s*mechanism|short (version|answer)|tl;?dr|(?:executive |management )?summary|verdict|what limits|bottom line|"
                                    r"diagnosis|status|conclusion|the answer|answer|limiter|the (problem|limit)|problem|"
                                    r"headline|in (short|brief)|what'?s (slow|wrong|limiting)|remaining (?:bottleneck|limit\w*)|"
                                    r"limiting factor)", re.I)),
@@ -40,7 +41,7 @@ _KEYS = [("bottleneck", re.compile(r"^(bottleneck|short (version|answer)|tl;?dr|
 # a heading in other words ("**What the profiles show**", "## Why this is the ceiling"): a line of its own
 _FREE_HEADING = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]*(?P<h>[^\n]{1,60}?)|(?:\*\*|__)(?P<b>[^*_\n]{1,60}?)(?:\*\*|__))[ \t]*:?[ \t]*$",
                            re.M)
-_FIX_WORDS = re.compile(r"^(\w+ )?(fix|change)\b|^(expect\w*|recommend\w*|what to (do|change)|next steps?|suggest\w*|action|"
+_FIX_WORDS = re.compile(r"^(\w+ )?(fix(?:es)?|changes?)\b|^(expect\w*|recommend\w*|what to (do|change)|next steps?|suggest\w*|action|"
                         r"what I['’]?d (suggest|do|change|recommend)|how to (fix|speed)|expected|plan|remed|proposal|"
                         r"options?\b|do this\b|try this\b|to ?do\b|(my )?(advice|suggestion)|"
                         r"what (I would|we should|you should|should change)|(what|metrics?) to (watch|expect|measure)|"
@@ -282,6 +283,10 @@ def _parse_markdown(text: str) -> Answer:
         for part, body in by_role.items():
             if not sections.get(part, "").strip() or (part == "evidence" and not numbers_of(sections.get(part, ""))):
                 sections[part] = body
+    if sections and not sections.get("fix", "").strip():  # "- The ask: launch one program per block ... Expect DRAM
+        found = last_proposal(text)  # throughput to climb from 5.5 % to roughly 70 %": a fix under a label of its own
+        if found:
+            sections["fix"] = found[0]
     if not sections:
         raise AnswerFormatError("the answer has none of the headings Bottleneck, Evidence, Mechanism, Fix "
                                 "(as ## headings, **bold:** labels or plain 'Label:' lines), is not JSON, and has "

@@ -20,8 +20,8 @@ BOUND = re.compile(_BOUNDS_SPACED + r"|-bound\b|\bbound (?:by|on)\b|limited by|\
 VERDICT = re.compile(BOUND.pattern + r"|short version|tl;?dr|bottom line|in short|bottleneck|"
                      r"\bwait(?:s|ing)? (?:for|on)\b|dominat|throttled by|\bis the (?:problem|cost|limit)\b|"
                      r"\bas slow as\b|\bsets? the (?:time|pace)\b|\bnear (?:the )?(?:peak|roofline)\b|"
-                     r"\bat (?:the )?roofline\b|\bit'?s the\b|\bis (?:spent|lost) (?:in|on)\b", re.I)
-FIX_START = re.compile(r"\W*(?:the |my )?(?:fix|change|remedy|recommendation|solution)\b|\W*(?:I['’]?d|I would|we should|"
+                     r"\bat (?:the )?roofline\b|\bit'?s the\b|\bis (?:spent|lost) (?:in|on)\b|\bwhat (?:limits|is limiting) [\w`]+(?: [\w`]+)?(?: now)? (?:is|are)\b", re.I)
+FIX_START = re.compile(r"\W*(?:the |my )?(?:fix|change|remedy|recommendation|solution)\b(?!\s+(?:did|worked|works|landed|held|has|had|was|removed|took|is (?:in|gone|done|working|confirmed)))|\W*(?:I['’]?d|I would|we should|"
                        r"you should|to fix|instead,)\b", re.I)
 # a change as the subject of its sentence ("Replacing the expression with `gelu` computes it in one pass")
 _CHANGE_NOUN = (r"^\W*(?:replacing|switching|fusing|batching|hoisting|padding|rewriting|pinning|capturing|privati[sz]ing|"
@@ -32,7 +32,8 @@ _IF_THEN = (r"^\W*if\b[^.;]{3,120}?,\s*(?:(?:then|just|simply)\s+)?(?:use|switch
             r"drop|hoist|cache|pad|merge|reuse|preallocate|allocate|call|launch|capture|keep|upload|ship|send|convert|"
             r"cast|compile|overlap|split|raise|lower|reduce|skip|precompute|give|set|put|change|sort|group|rewrite)\b")
 # a sentence that says what to do: an imperative first word, or a phrase that proposes a change
-_DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what to (?:change|do)|what I['’]?d (?:change|do))s?"
+_DO = re.compile(r"^\W*(?:(?:first(?:ly)?|second(?:ly)?|third|then|next|also|finally|alternatively),?\s+)?"
+                 r"(?:(?:fix|change|do|action|recommendation|next step|what to (?:change|do)|what I['’]?d (?:change|do))s?"
                  r"\W{0,3}[:—-]|(?:please\s+)?(?:use|switch|replace|fuse|"
                  r"batch|pin|move|remove|drop|hoist|cache|pad|merge|reuse|preallocate|allocate|call|build|feed|"
                  r"snapshot|clear|avoid|keep|launch|run it|make|let|try|enable|disable|rewrite|restructure|vectori[sz]e|"
@@ -44,7 +45,7 @@ _DO = re.compile(r"^\W*(?:(?:fix|change|do|action|recommendation|next step|what 
                  r"query|loop|process|hand|bind|lock|preload|materiali[sz]e|reshape|permute|contiguous|choose|pick|select)\b"
                  r"(?!\s+(?:is|are|was|were|takes?|took|time|of|per|costs?|dominates?|overhead|count|latency|rate|active|slots?|"
                  r"config\w*|bound|cost|stats?|statistics)\b|-| ?[(.,;:/?]|\s+[—–]))|"
-                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b|\bnext step\b[^.;]{0,50}?\bis to\b|only lever|(?:only|one) (?:thing|lever|change|knob) (?:that )?"
+                 r"\b(?:the (?:fix|lever|change|remedy|cure|way out)\b(?!\s+(?:did|worked|works|landed|held|has|had|was|removed|took|is (?:in|gone|done|working|confirmed)))|\bnext step\b[^.;]{0,50}?\bis to\b|only lever|(?:only|one) (?:thing|lever|change|knob) (?:that )?"
                  r"(?:would|could|can|will|remains?|is left|left)\b|(?:fix|lever) is|(?:I['’]?d|I would)\b(?!\s+(?:rule|say|guess|note|think|argue|look|bet|call|not))|"
                  r"we should|you should|should (?:use|switch|replace|fuse|batch|pin|move|remove|pad|be (?:replaced|"
                  r"fused|moved|batched|pinned))|recommend|suggest|leave (?:it|the kernel)|"
