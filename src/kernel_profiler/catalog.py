@@ -105,7 +105,8 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"(launch|dispatch)(es)?([/ ]\w+)?[ -](overhead|cost|latency)|tiny (kernels|launches)|launch[- ]bound|too many (small )?(kernels|launches)|"
        r"kernel launches|per[- ](call|op|operation|launch)( driver| API| launch| host)? (overhead|cost)|"
        r"wait\w* (on|for) the (CPU|host) to (enqueue|launch|issue|submit)|(tiny|many small|thousands of)\s+(\w+\s+)?calls|"
-       r"(host|CPU) (is )?(issuing|enqueu\w+)|enqueue overhead|API[- ]call overhead",
+       r"(host|CPU) (is )?(issuing|enqueu\w+)|enqueue overhead|API[- ]call overhead|"
+       r"\bthousands? (?:of )?(?:tiny |small )?(?:kernel )?launches",
        "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused/foreach op, or one hand-written "
        "kernel), batch small tensors together, or capture the sequence in a CUDA graph.",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"kernel_count|launches|kernels", "decrease"),
@@ -116,7 +117,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                   r"\bdisabl\w+ (?:\w+ ){0,2}(?:fusion|fusing)\b|\bunfus\w+",
                   "more, smaller calls pay the per-call cost more times: the calls per step must fall, not rise")),
     _e("host_sync", "host", "host sync", "program", _T + "host_finding", "sig_idle_cause",
-       r"synchroni[sz]|\.item\(|\bsync\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel|"
+       r"synchroni[sz]|\.item\(|\bsyncs?\b|blocking (\S+ )?(cop|cudaMemcpy|memcpy)|returns only after the kernel|"
        r"host (?:callback|function)s?\b|cudaLaunchHostFunc|\bcallbacks? (?:after|per|on|in)\b",
        "Take the synchronization out of the loop: keep values on the GPU (accumulate losses/flags in a device "
        "tensor), read them back every N steps or asynchronously (non_blocking copy into pinned memory plus an "
@@ -132,7 +133,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        "(DataLoader workers, a prefetch queue), move the preprocessing to the GPU, or cache its results.",
        (r"busy|utili", "increase"), (r"idle", "decrease"), (r"step", "decrease"), idle_cause="host_work"),
     _e("allocator_churn", "host", "allocator", "program", _T + "host_finding", "sig_idle_cause",
-       r"allocat(or|ion)|cudaMalloc|cudaFree",
+       r"allocat(or|ion)|cudaMalloc(?!Managed)|cudaFree",
        "Allocate the buffers once outside the loop and reuse them (or use a caching or stream-ordered allocator: "
        "cudaMallocAsync/cudaFreeAsync with a memory pool, PyTorch's caching allocator).",
        (r"idle|alloc", "decrease"), (r"busy|utili", "increase"), (r"step", "decrease"), idle_cause="allocator",
@@ -223,7 +224,12 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
             "with the row) so a warp's addresses fall in distinct banks.",
         "library": _LIB + "change the shape, dtype or layout of the call so the library picks another kernel."},
        (r"wavefront|bank_conflict|conflict", "decrease"), (r"mio_throttle|shared.*stall", "decrease"),
-       ncu_rules=("SharedMemoryConflicts", "UncoalescedSharedAccess"), sass=("LDS", "STS")),
+       ncu_rules=("SharedMemoryConflicts", "UncoalescedSharedAccess"), sass=("LDS", "STS"),
+       wrong_way=(r"(?<!n't )(?<!not )(?<!never )(?<!no )\bunpadded\b|(?<!n't )(?<!not )(?<!never )\b(?:remove|removing|drop|dropping|undo|undoing|revert|reverting|get rid of)\s+(?:the\s+)?(?:\+1\s+|extra\s+|one\s+)?"
+                  r"(?:pad|padding|padded column)\b|\bback to (?:a |the )?(?:clean |plain |square )?`?(?:__shared__ )?"
+                  r"(?:float )?\w*\[32\]\[32\]",
+                  "a 32 x 32 float tile read along a column puts the 32 lanes of a warp in one bank: without the pad "
+                  "the conflicts go back to 32-way")),
     _e("local_memory_spill", "memory", "local-memory traffic", "kernel", _MEM + "detect_local_memory", "sig_local",
        r"spill|local[- ]memory",
        {"": "Keep the data in registers or shared memory: index per-thread arrays only with compile-time constants "
@@ -237,7 +243,7 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"too few (blocks|programs|CTAs)|parallelism|grid (is )?((far|much|way) )?(too )?small|SMs (never|don't|do not) get|idle SMs|fewer blocks than|launches only|only \d+ blocks|"
        r"blocks? on an? \d+-SM|block grid on an? \d+-SM|SMs (have nothing|have no work|get no block|sit idle|are idle)|"
        r"partial wave|less than one wave|(?:the )?(?:other|remaining) \d+ (?:SMs )?(?:have nothing|have no work|get nothing|get no block|sit idle|are idle|idle)\b|"
-       r"how little of the GPU",
+       r"how little of the GPU|\buses (?:only )?\d+ of (?:the )?(?:[\w'’]+ )?\d+ SMs\b",
        {"": "Launch at least one full wave, ideally several blocks per SM: grid >= {min_grid:.0f} (e.g. 2-8 x SM "
             "count with a grid-stride loop, or one block per tile of the data).",
         "timeline": "Launch at least {min_grid} blocks (several per SM), e.g. one block per tile of data.",
@@ -273,8 +279,11 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
                           "mode)."},
        (r"atom|_red|atomic", "decrease"), sass=("RED", "ATOM"),
        wrong_way=(r"\b(?:(?:larger|bigger|more)\s+(?:thread\s+)?blocks|(?:512|1024|1,024)[- ]thread blocks|"
-                  r"(?:512|1024|1,024) threads per block|more threads (?:per block|share))\b",
-                  "more threads per block put more contenders on each shared word: contention rises"),
+                  r"(?:512|1024|1,024) threads per block|more threads (?:per block|share))\b|"
+                  r"\b(?:every|each) thread\b[^.;]{0,40}\batomic\w*[^.;]{0,60}\b(?:straight|directly)\s+(?:to|into|on)\s+global\b|"
+                  r"\bskip\w* the shared[- ]memory (?:staging|privati[sz]ation|histogram|copy)\b",
+                  "more contenders on each word (more threads per block, or every thread straight to a few global "
+                  "words instead of a per-block copy): contention rises"),
        # an atomic named as one step of the code, or counted per warp/block: the privatized state, not contention
        not_words=r"\b(?:one|a single|1|\d+|four)\s+(?:global\s+|shared\s+)?atomics?\s*(?:per|/)\s*(?:warp|block|"
                  r"program|CTA)\b|\batomics?\s+(?:are|is)\s+down\s+to\b|\b(?:followed by|before)\s+(?:a|its|the|one)\s+"
@@ -308,15 +317,17 @@ CATALOG: dict[str, Entry] = {e.id: e for e in [
        r"(?:traffic|bytes) that only exists?\b|(?:kernels|ops|launches) doing the work of one|unnecessary (?:DRAM |HBM )?(?:traffic|bytes|passes)|"
        r"(?:bytes|traffic) (?:it|they|we) (?:moves?|reads?|writes?) (?:is|are) unnecessary|"
        r"redundant (DRAM )?(traffic|bytes|passes|cop(y|ies))|cop(y|ies) of unchanged|unnecessary cop(y|ies)|re-?cop(y|ies)|separate ([\w-]+ ){0,2}(kernels|ops|passes)|more (DRAM |HBM )?traffic than|(excess|extra|wasted) (DRAM |HBM )?traffic|(full|extra) (DRAM )?pass(es)? over|"
-       r"split (over|across|into) \d+ (\w+ )?kernels|written to DRAM and read back|read back (from DRAM )?by the next",
+       r"split (over|across|into) \d+ (\w+ )?kernels|written to DRAM and read back|read back (from DRAM )?by the next|"
+       r"(?:should|need) never (?:exist|be written|be materiali[sz]ed) in (?:DRAM|HBM|global memory)",
        "Fuse the chain into one kernel that reads the input once and writes the output once (torch.compile, a fused "
        "library op such as F.gelu, a Triton/CUDA kernel).",
        (r"dram__bytes|bytes|traffic|passes", "decrease"), (r"kernel[_ ]count|launches|kernels", "decrease")),
     _e("instruction_bound", "compute", "instruction issue", "kernel", _CMP + "detect_instruction_bound",
        "sig_instruction",
-       r"instruction[- ](issue|bound|limited)|issue[- ](bound|limited)|(?:XU|SFU|MUFU|conversion)(?: pipe| unit)?(?: \([\w ]+\))? "
+       r"instruction[- ](issue|bound|limited|throughput)|issue[- ](bound|limited)|(?:XU|SFU|MUFU|conversion)(?: pipe| unit)?(?: \([\w ]+\))? "
        r"(?:is )?(?:saturated|pinned|busy|pegged)|(?:pipe|unit) (?:is )?(?:saturated|pinned) by (?:\S+ )?conversions|"
-       r"(?:conversion|XU|SFU|MUFU|issue)[- ]rate (?:limit|ceiling)",
+       r"(?:conversion|XU|SFU|MUFU|issue)[- ]rate (?:limit|ceiling)|shuffle[- ](?:bound|traffic|throughput|limited)|"
+       r"bound by (?:the )?(?:shuffles?|SHFL)\b",
        {"": "Cut instructions per element: hoist index math out of loops, use vector loads, replace divisions/"
             "transcendentals with cheaper forms, unroll to amortize control flow.",
         "library": _LIB + "use a fused or lower-precision variant of the op."},

@@ -30,7 +30,7 @@ from .arithmetic import wrong_arithmetic
 from .context import Context
 from .number_check import check_numbers
 from .share import check_share
-from .claim import blamed_rank, claimed_mechanism, named_straggler, named_wait
+from .claim import answer_claim, blamed_rank, named_straggler, named_wait
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
 from .bound_words import answer_bound, on_device, timeline_verdict
@@ -393,4 +393,5 @@ def build_context(answer: Answer, facts: Facts, raw: str) -> Context:
     whole = " ".join([answer.bottleneck, answer.explanation] + [e.meaning for e in answer.evidence] +
                      [raw.split("\n", 1)[0]])  # the title ("# saxpy_grid_stride (FIXED build) — what is left")
     scope = answer_scope(answer.bottleneck, whole, [answer.kernel], facts)
-    return Context(answer=answer, facts=facts, raw=raw, scope=scope, claimed=named_wait(claimed_mechanism(answer), raw))
+    return Context(answer=answer, facts=facts, raw=raw, scope=scope,
+                   claimed=named_wait(answer_claim(answer, raw), raw))

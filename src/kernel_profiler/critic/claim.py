@@ -27,6 +27,7 @@ from .. import catalog
 from ..catalog import CATALOG, GENERIC_CLAIMS
 from .numbers import scrub, sentences
 from .unverified import ruled_out
+from .visible import clean
 
 # words that assert what limits the program, before the cause ("limited by X") or after it ("X limits it")
 _ASSERT_BEFORE = re.compile(
@@ -306,6 +307,29 @@ def claimed_mechanism(a: Answer) -> Optional[str]:
     claim = asserted_cause(a.bottleneck) or asserted_cause(a.explanation, mentions=labelled) or \
         asserted_cause(_title(a.explanation)) or _targeted(a)
     return refinement(a.explanation, claim) or claim  # "you're transfer-bound" refined by the mechanism's "pageable"
+
+
+def answer_claim(a: Answer, raw: str) -> Optional[str]:
+    """The mechanism the answer blames (`claimed_mechanism`); for an answer whose parts blame none, the cause its title
+    asserts ("# `row_sums`: bound by the shuffle traffic", not "— leave it" nor a question), else the cause of the
+    first sentence that names the bottleneck ("that's the bottleneck imo: allocator cost on the managed buffer.",
+    which a chat reply's layout puts in its fix; not read in JSON, whose keys say which part is which)."""
+    claim = claimed_mechanism(a)
+    if claim is not None:
+        return claim
+    title = _TITLE_LINE.match(raw or "")
+    named = asserted_cause(title.group(1)) if title and "?" not in title.group(1) else None
+    if named is not None and named != "near_peak":
+        return named
+    if (raw or "").lstrip().startswith(("{", "```")):
+        return None
+    said = [s for s in sentences(clean(raw or "")) if _BOTTLENECK.search(s) and not _NOT_IT.search(s)]
+    return next((x for x in map(asserted_cause, said) if x), None)  # ("one-time work (not the bottleneck)": no claim)
+
+
+_TITLE_LINE = re.compile(r"\s*#{1,3}[ \t]+([^\n]+)")
+_BOTTLENECK = re.compile(r"\bbottleneck\b", re.I)
+_NOT_IT = re.compile(r"\b(?:not|n['’]t|no|never)\b[^.;]{0,25}\bbottleneck", re.I)
 
 
 def named_wait(claim: Optional[str], raw: str) -> Optional[str]:

@@ -40,7 +40,7 @@ _LOG_TITLE = re.compile(r"[\s#*_>-]*(?:hypothes[ie]s\s+log|hypothes[ie]s)\b[^\n.
 
 
 def accepted_hypothesis(text: str) -> Optional[str]:
-    """The verdict of a log of two or more hypotheses, exactly one of them accepted: its title and the sentence that
+    """The verdict of a log of two or more hypotheses, the last one it accepts: its title and the sentence that
     accepts it ("H3 — memory latency with too few bytes in flight. Accepted: latency-bound on scalar loads."); None
     for any other text."""
     block = accepted_block(text)
@@ -66,7 +66,8 @@ _QUOTED_TITLE = re.compile(r"\s*#\d{1,2}\s+[\"“]([^\"”\n]{2,80})[\"”]")  #
 
 
 def accepted_block(text: str) -> Optional[str]:
-    """The one hypothesis a log of two or more accepts, whole; None for any other text."""
+    """The hypothesis a log of two or more accepts (the last, when it confirms several), whole; None for any other
+    text."""
     starts = [m.start() for m in _HEAD.finditer(text or "")]
     if len(starts) < 2:
         starts = [m.start() for m in _ITEM.finditer(text or "")]
@@ -74,4 +75,5 @@ def accepted_block(text: str) -> Optional[str]:
             return None
     blocks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
     yes = [b for b in blocks if _YES.search(b) or _ANSWERED_YES.match(_after_title(b))]
-    return yes[0] if len(yes) == 1 else None
+    return yes[-1] if yes else None  # ("H1: the planted cause is gone -> CONFIRMED" ... "H4: issue-bound ->
+    # CONFIRMED": the log closes on the one it ends with)

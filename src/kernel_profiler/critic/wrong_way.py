@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from .. import signatures
-from ..catalog import CATALOG
+from ..catalog import CATALOG, claimed as catalog_claimed
 from ..signatures import TENSOR_CORE_NAME, Measured
 from .bound_words import on_device
 from .context import subject
@@ -24,7 +24,8 @@ def wrong_way(c: "Context") -> list[str]:
     and, whatever cause the answer claims, a synchronization per launch or a lower register cap for a kernel that
     already spills."""
     out = []
-    causes = dict.fromkeys([c.claimed, _measured_cause(c)])  # the cause claimed, and the one the captures show
+    causes = dict.fromkeys([c.claimed, _measured_cause(c)] + _named_in_fix(c))  # the cause claimed, the one the
+    # captures show, and a kernel's cause the fix itself names ("should remove those 150K conflicts")
     for cause in causes:
         e = CATALOG.get(cause or "")
         m = e.wrong_way[0].search(c.answer.fix_text) if e is not None and e.wrong_way else None
@@ -237,6 +238,13 @@ def _starved_stream(c: "Context", key: Optional[str]) -> Optional[str]:
                 f"DRAM at {dram:.1f}% of its peak: fewer threads keep fewer loads in flight, so DRAM throughput falls "
                 f"and the time rises.")
     return None
+
+
+def _named_in_fix(c: "Context") -> list[str]:
+    """The kernel causes the fix names, but a too-small grid: fewer, persistent blocks is a cure for a tail wave, so
+    only the claim or the captures make a smaller grid wrong."""
+    named = catalog_claimed(c.answer.fix_text.replace("_", " "))  # ("`l1tex__data_bank_conflicts_...` -> 0")
+    return [x for x in named if CATALOG[x].scope == "kernel" and x != "low_parallelism"]
 
 
 def _measured_cause(c: "Context") -> Optional[str]:
