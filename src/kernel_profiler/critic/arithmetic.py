@@ -194,6 +194,9 @@ def chains(sentence: str) -> list[Stated]:
         tail = re.search(r"(?:\bx|×|\*|/|\+)\s*$", t[ops[i - 1].end if i else 0:ops[i].start])  # "(... 32 threads) x
         if len(terms) >= 2 and j + 1 < len(ops) and _EQ.match(t[ops[j].end:ops[j + 1].start]) and not tail:  # 200 ..."
             r = ops[j + 1]
+            if re.match(r"\s*(?:x|×|\*|/)\s*~?\d", t[r.end:]):  # "64M in + 64M out = 2 x 268.4 MB = 536.9 MB": the
+                i = j + 1  # result is itself a product, checked as the chain it starts
+                continue
             if re.match(r"\s?[-–]\s?\d", t[r.end:]):  # "69.8 us (ncu) / 50.8 us (nsys) = 8-11x": a range of
                 i = j + 1  # results, each from its own division; no one chain to check
                 continue
@@ -250,6 +253,9 @@ def _agrees_any(terms: list[Operand], between: list[str], result: Quantity, tol:
         got = _evaluate(ts, between)[0]
         if got is not None and (agrees(result, got, tol) or (fma and agrees(result, 2 * got, tol)) or
                                 (warps and agrees(result, got / 32, tol))):
+            return True
+        if got is not None and result.family == "pct" and between == ["/"] and 0 < abs(got - 1) < 0.5 and \
+                agrees(result, abs(got - 1), tol):  # "counted vs useful 1.1167/1.0995 = 1.6% extra": the excess
             return True
     return False
 

@@ -104,6 +104,7 @@ METRIC_CONCEPTS: list[tuple[re.Pattern, frozenset[str]]] = [(re.compile(p), froz
     (r"cycles_(?:elapsed|active)\.(?:avg|max|min|sum)$", "cycles"),  # a count of cycles: "30.7K of 256.4K elapsed cycles"
     (r"^rule\.", "speedup"),
     (r"rank\.", "rank"), (r"collective", "comms"), (r"first_launch_lag", "lag launches"),
+    (r"^rank\.compute_ns", "duration busy"), (r"^rank\.step_", "window"),  # a rank's GPU compute per step; its steps
     # the memory level a throughput, hit rate, byte count or bandwidth belongs to (`LEVELS`)
     (_LEVELLED + r"(?:dram|fbpa__)|achieved_bandwidth|fraction_of_peak_bandwidth|^ceiling\.(?:roofline_)?dram|"
      r"^device\.dram", "lvl_dram"),

@@ -140,6 +140,7 @@ def scrub(text: str) -> str:
 # "124-183 us", "85-90%", "from 4.07 to 4.32 TB/s": the first number of a range carries the unit written after the second
 _RANGE_HEAD = re.compile(_NUM + r"\s?(?:-|–|to)\s?$")
 _OF_HEAD = re.compile(_NUM + r"\s(?:out\s)?of\s(?:the\s)?~?$")  # "58.2 of the 60.8 ms": a part in its whole's unit
+_VS_HEAD = re.compile(_NUM + r"\s(?:vs\.?|versus)\s~?$")  # "8.19 vs 8.18 ms": two values compared in one unit
 # "~200 us", "about 220 us": an approximate number is read to APPROX_TOL of its value (or its written precision)
 _APPROX = re.compile(r"(?:~|≈|\babout|\baround|\broughly|\bapproximately|\bapprox\.?|\bnearly|\balmost|\bsome)\s*$", re.I)
 APPROX_TOL = 0.05
@@ -170,7 +171,8 @@ def quantities(text: str) -> list[Quantity]:
             out.append(to_quantity(m["num"], m["exp"], m["mult"], unit, m.start(), m.end()))
             taken.add(m.start())
     for q in list(out):
-        head = _RANGE_HEAD.search(t[max(0, q.start - 24):q.start]) or _OF_HEAD.search(t[max(0, q.start - 24):q.start])
+        before = t[max(0, q.start - 24):q.start]
+        head = _RANGE_HEAD.search(before) or _OF_HEAD.search(before) or _VS_HEAD.search(before)
         if head and q.unit:
             start = q.start - (len(t[max(0, q.start - 24):q.start]) - head.start())
             if not any(x.start <= start < x.end for x in out):

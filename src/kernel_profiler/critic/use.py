@@ -20,7 +20,7 @@ class Use:
     predicted: bool = False  # the target of a predicted move ("from ~126 us to roughly 60-70 us", "-> ~0.8 ms")
 
 
-_ACHIEVED = re.compile(r"\b(measured|achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?|"
+_ACHIEVED = re.compile(r"\b(measured(?:\s+at)?|achiev\w*|reach\w*|deliver\w*|sustain\w*|attain\w*|hits?|runs? at|running at|gets?|"
                        r"(?:measures|shows|reports)\s+(?:(?!at\b|as\b)[\w`-]+\s+){1,4}(?:at|as))\s+"
                        r"(?:(?:only|about|roughly|nearly|almost|a|full|the|~)\s*)*(?:\*\*|__)?$", re.I)
 _REFERENCE = re.compile(r"(?:\bof|\bvs\.?|\bversus|\bagainst|\bat|/|\bout of|\bthan)\s+"
