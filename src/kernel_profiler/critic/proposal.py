@@ -14,7 +14,7 @@ from .roles import says_what_to_do
 from .visible import clean
 
 # a sentence that predicts what a change will do ("the step time, which should fall ...", "could be removed by")
-PREDICTS = re.compile(r"\b(?:should|would|will|could|can)\s+(?:then\s+|also\s+)?(?:go|fall|drop|rise|climb|halve|double|"
+_PREDICTS = re.compile(r"\b(?:should|would|will|could|can)\s+(?:then\s+|also\s+)?(?:go|fall|drop|rise|climb|halve|double|"
                       r"move|come|land|reach|shrink|grow|improve|disappear|vanish|cut|reduce|lower|raise|increase|"
                       r"decrease|remove|save|take|bring|push|be (?:removed|eliminated|cut|halved|hidden|overlapped))\b|"
                       r"\bexpect(?:s|ing)?\b|\bexpected\s+(?:to|outcome|effect|result|gain|speed-?up)\b", re.I)
@@ -38,7 +38,7 @@ def _blocks(text: str) -> list[str]:
 def last_proposal(text: str) -> Optional[tuple[str, str, str]]:
     """The last block that proposes a change and states the move of a metric: (block, metric, direction)."""
     for block in reversed(_blocks(text)):
-        if not any(says_what_to_do(x) or PREDICTS.search(x) for x in sentences(block)) or _LEAVE.search(block):
+        if not any(says_what_to_do(x) or _PREDICTS.search(x) for x in sentences(block)) or _LEAVE.search(block):
             continue  # ("the kernel is at its roofline: leave it"): a verdict that changes nothing, no move
         metric, direction = fix_metric_direction(block)
         if metric and direction in ("increase", "decrease"):

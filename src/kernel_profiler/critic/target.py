@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # "<words> → ~97%": a target after an arrow, with no value of its own before the arrow (that move `direction` reads)
 _TARGET = re.compile(r"(?P<head>[^\n.;:,()|]{2,60}?)[ \t]*(?:→|->|=>|⟶)[ \t]*(?:~|≈|about[ \t]+|roughly[ \t]+|near[ \t]+)?"
                      r"(?P<q>\d+(?:\.\d+)?[ \t]*(?:%|[A-Za-zµμ]+(?:/s)?)?)")
-_SHARE_OF_SCALE = ("pct", "ratio", "count")  # the families a target of this kind is written in
+_TARGET_FAMILIES = ("pct", "ratio", "count")  # the families a target of this kind is written in
 
 
 def target_direction(c: "Context", text: str) -> Optional[tuple[str, str]]:
@@ -31,10 +31,8 @@ def target_direction(c: "Context", text: str) -> Optional[tuple[str, str]]:
         head = m["head"].strip()
         if re.search(r"\d", head[-14:]) or not re.search(r"[A-Za-z]{2}", head):
             continue  # "2.7 ms -> 0.1 ms": a move of two values; "-> ~1" with no words: nothing named
-        qs = [q for q in quantities(m["q"]) if q.family in _SHARE_OF_SCALE]
-        if not qs:
-            qs = [q for q in quantities(m["q"] + " x") if q.family in ("ratio", "count")] if not re.search(
-                r"[A-Za-zµμ%]", m["q"]) else []
+        written = m["q"] if re.search(r"[A-Za-zµμ%]", m["q"]) else m["q"] + " x"  # "-> ~1": a bare ratio
+        qs = [q for q in quantities(written) if q.family in _TARGET_FAMILIES]
         if not qs:
             continue
         q = qs[0]
