@@ -24,7 +24,7 @@ MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2
 SETS = list(MIN_ANSWERS)
 # sets written on 2026-12-01/03 by helpers that never read the critic (blind6-blind77): checked for shape, not for the mix
 # of categories their writers chose (blind10 names its categories in finer words)
-LATER = [f"adversarial_blind{i}" for i in range(6, 78)]
+LATER = [f"adversarial_blind{i}" for i in range(6, 80)]
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
 ALIASES = {"fabricated_numbers": "fabricated", "twin_numbers": "fabricated", "datasheet_as_measured": "fabricated",
