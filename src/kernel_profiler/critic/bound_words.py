@@ -9,6 +9,7 @@ from .. import catalog
 from ..catalog import CATALOG
 from .context import Context
 from .facts import Facts
+from .hypotheses import accepted_block
 from .unverified import answered_no, ruled_out
 
 _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]bound|dispatch[- ]bound|GPU (is |sits )?idle|"
@@ -33,7 +34,9 @@ _BOUND_WORDS = [("host", r"host[- ]bound|CPU[- ]bound|launch[- ]bound|python[- ]
 
 
 # a bound named to rule it out: "far from memory-bound", "..., not bandwidth-bound", "rather than latency-bound"
-_FAR_FROM = re.compile(r"\b(?:far from|nowhere near|never|rather than|instead of|no longer|not|n['’]t)\s+(?:\w+\s+)?$", re.I)
+_FAR_FROM = re.compile(r"\b(?:far from|nowhere near|never|rather than|instead of|no longer|not|no|n['’]t|(?:should|would|could|"
+                       r"ought to|is meant to|is supposed to) be)\s+(?:[\w-]+(?:\s+|/))?$", re.I)  # ("a kernel that should be
+# FMA-bound is memory-bound": what it would be, not what it is)
 
 
 def answer_bound(c: Context) -> Optional[str]:
@@ -59,7 +62,8 @@ def answer_bound(c: Context) -> Optional[str]:
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
         for m in re.finditer(pat, a.explanation or "", re.I):
             if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
-                    not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]):
+                    not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]) and \
+                    not answered_no(a.explanation, m.end()):  # ("H2 host/launch-bound? — secondary.")
                 return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
     return None
 
@@ -82,6 +86,30 @@ def _stated(text: str) -> Optional[str]:
     found = sorted((m.start(), i, b, m) for i, (b, pat) in enumerate(_BOUND_WORDS) for m in re.finditer(pat, text, re.I))
     return next((b for _, _, b, m in found if not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()]) and
                  not answered_no(text, m.end())), None)  # "[1] Kernel-bound? -- NO.": a hypothesis ruled out
+
+
+KERNEL_SIDE = ("memory", "compute", "latency")
+
+
+def affirms(text: str, verdict: str) -> bool:
+    """Whether the text states the timeline's verdict as its bound ("=> host-bound."; for a kernel verdict, any bound
+    of the kernels) in words it does not rule out, question or call secondary: an answer that says the right bound
+    in so many words is not refused for a bound read from its other sentences. In a hypothesis log, only the
+    hypothesis it accepts states its bound."""
+    text = accepted_block(text or "") or text
+    wanted = {"kernel", *KERNEL_SIDE} if verdict == "kernel" else {verdict}
+    if any(_label_bound(m) in wanted for m in _BOUND_LABEL.finditer(text or "")):
+        return True  # "bound: host (launch/dispatch overhead)" on a line of its own
+    for b, pat in _BOUND_WORDS:
+        if b not in wanted:
+            continue
+        for m in re.finditer(pat, text or "", re.I):
+            if b == "host" and not re.search(r"bound|limit", m.group(0), re.I):
+                continue  # "the GPU sits idle" describes; it states no bound
+            if not ruled_out(text, m.start(), m.end()) and not answered_no(text, m.end()) and \
+                    not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()]):
+                return True
+    return False
 
 
 def timeline_verdict(f: Facts) -> Optional[str]:

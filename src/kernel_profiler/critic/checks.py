@@ -21,11 +21,12 @@ import re
 from typing import Optional
 
 from .. import catalog, signatures
-from ..catalog import CATALOG, KERNEL_BOUNDS, NEAR_PEAK_GAP
+from ..catalog import CATALOG, KERNEL_BOUNDS
 from ..kernel_name import KernelName
 from ..signatures import Measured
 from .answer import Answer
 from .absent_work import blamed_absent_fp64
+from .near_peak import check_near_peak
 from .arithmetic import wrong_arithmetic
 from .context import Context
 from .number_check import check_numbers
@@ -33,12 +34,12 @@ from .share import check_share
 from .claim import answer_claim, blamed_rank, named_straggler, named_wait
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
-from .bound_words import answer_bound, on_device, timeline_verdict
+from .bound_words import affirms, answer_bound, on_device, timeline_verdict
 from .chain import causal_chain
-from .kernel_bound import idle_pipe, kernel_bound
-from .visible import addressed_to_reviewer
+from .kernel_bound import idle_pipe, stated_kernel_bound
+from .visible import addressed_to_reviewer, clean
 from .match import close
-from .scope import answer_scope, kernel_mentions
+from .scope import answer_scope
 from .numbers import METRIC_TOKEN, quantities, scrub, sentences
 from .unverified import clause_of
 
@@ -243,13 +244,15 @@ def check_bound(c: Context) -> list[str]:
     if b is None or b in ("inconclusive", "comms"):
         return []
     if v is None or s is None:  # one kernel's profile, no timeline: the kernel's own counters still hold its bound
-        return kernel_bound(c, b) if b in KERNEL_BOUNDS else []
+        return stated_kernel_bound(c, b) if b in KERNEL_BOUNDS else []
     if b == "host" and len(c.facts.diagnosis.ranks if c.facts.diagnosis else []) >= 2:
         return _host_of_ranks(c)
     busy = f"GPU busy {s.busy_fraction:.0%} of the {s.window_ns / 1e6:.1f} ms steady window"
     if c.claimed == "startup_dominated" and v in ("host", "transfer", "kernel") and s.window_ns:
         return [f"The answer blames start-up, but the timeline's steady state is {v}-bound ({busy}): the "
                 f"{s.startup_ns / 1e9:.2f} s of start-up is paid once, the steady window is what a longer run repeats."]
+    if v != "startup" and affirms(clean(c.raw), v):  # (a cause of start-up under the right bound is refused above)
+        return stated_kernel_bound(c, b) if v == "kernel" and b in KERNEL_BOUNDS else []
     if v == "transfer" and b in ("memory", "near_peak") and on_device(s) or \
             v == "transfer" and b == "near_peak" and _LINK_WORDS.search(c.answer.bottleneck):
         return []  # device-to-device copies fill the window: DRAM work, bound by the memory the answer names; or the
@@ -269,7 +272,7 @@ def check_bound(c: Context) -> list[str]:
     if {v, b} == {"host", "transfer"}:
         return [f"The answer calls it {b}-bound, but the timeline says {v}-bound ({busy}, copies "
                 f"{s.copy_ns / max(s.window_ns, 1):.0%})."]
-    return kernel_bound(c, b)
+    return stated_kernel_bound(c, b)
 
 
 # what moves over the link, named as the limit ("copies fill the window ... at the roofline" names no link: refused)
@@ -366,18 +369,6 @@ def check_ceilings(c: Context) -> list[str]:
                                  r"dram bandwidth|sol|speed[- ]of[- ]light)", scrub(s), re.I):
                 if float(m.group(1)) > 100.0:
                     out.append(f"'{m.group(0)}' is above 100% of its ceiling: a bug in the numbers, not a measurement.")
-    return out
-
-
-def check_near_peak(c: Context) -> list[str]:
-    if c.claimed in (None, "near_peak") or (c.claimed in CATALOG and CATALOG[c.claimed].scope == "program"):
-        return []
-    out = []
-    for k in sorted(kernel_mentions(c.answer.bottleneck, c.facts) | c.scope.primary):
-        r = c.facts.rooflines.get(k)
-        if r is not None and r.stated_gap <= NEAR_PEAK_GAP:
-            out.append(f"`{c.facts.kernels.get(k, k)}` runs near its roofline (duration/floor = {r.stated_gap:.2f}), so "
-                       f"'{c.claimed}' cannot be what limits it: say it is done and point at the next-largest cost.")
     return out
 
 

@@ -229,6 +229,10 @@ def _set_apart(text: str, at: int) -> bool:
 _REJECTED = re.compile(r"\W*(?:->|→|=>)?\s*(?:rejected|ruled out|refuted|disproved)\b", re.I)  # a hypothesis's verdict
 # one-time work the sentence says is repeated ("Doing that per step turns a one-time set-up cost into the steady
 # state"): the repetition is the claim (a churn), not start-up
+# start-up the text itself sets aside: "one-time, NOT the bottleneck: 895 ms JIT", "dominated by compile time ... But
+# that's paid once per process; it's not what limits the loop"
+_SET_ASIDE = re.compile(r"(?:one[- ]time|start[- ]?up|JIT|compil\w*|warm[- ]?up|initiali[sz]\w*|cold start)\b"
+                        r"(?:(?!\n\s*\n)[\s\S]){0,250}?\bnot (?:the bottleneck|what limits|the limiter)", re.I)
 _REPEATED = re.compile(r"\b(?:turns?|turning|makes?|making)\b[^.;]{0,60}\binto\s+(?:the\s+)?steady[- ]state\b", re.I)
 
 
@@ -251,7 +255,7 @@ def asserted_cause(text: str, mentions: bool = True) -> Optional[str]:
     quoted = _quoted(plain)
     hits = [h for h in hits if not _set_apart(plain, h[0]) and not _open_question(plain, h[0]) and
             not any(x <= h[0] < y for x, y in quoted) and
-            not (h[2] == "startup_dominated" and _REPEATED.search(_sentence(plain, h[0])))]
+            not (h[2] == "startup_dominated" and (_REPEATED.search(_sentence(plain, h[0])) or _SET_ASIDE.search(plain)))]
     strong = [h for h in hits if _asserted(plain, h[0], h[1], copula=mentions) and
               h[2] not in _ruled_out_causes(_sentence(plain, h[0]))]  # "idle time to host work, not to
     # synchronization: ... the per-step `cudaEventSynchronize` costs 7.8 us": a cost its own sentence rules out

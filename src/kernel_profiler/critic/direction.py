@@ -101,7 +101,7 @@ def _magnitude(clause: str, w: re.Match) -> Optional[str]:
     if not (after and before):
         return None
     (f1, k1), (f2, k2) = family_and_factor(before["u"]), family_and_factor(after.group(1))
-    if f1 != f2 or f1 != "time":
+    if f1 is None or f1 != f2:  # ("26 GB -> tens of MB" falls too)
         return None
     return "increase" if _ORDER[word] * k2 > float(before["a"]) * k1 else "decrease"
 
@@ -143,9 +143,10 @@ _FROM_TO_WORD = re.compile(r"(?:\bfrom\s+(?:~|about\s+|nearly\s+)?\d+(?:\.\d+)?\
                            r"most|majority|full|max\w*|saturat\w*|peak|busy|tens|hundreds|thousands|several|many|more)|(?P<down>low\w*|small\w*|little|less|fewer|zero|none|nothing|negligible|few|"
                            r"(?:a\s+)?handful|single[- ]digits?|sub-))\b",
                            re.I)
-_ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u1>[^\s\d→>]*)\s*(?:→|->|=>|⟶)\s*"
-                    r"(?:~|about\s+|[<>]=?\s*~?|(?:(?:well|far)\s+)?(?:below|under|over|above)\s+~?)?"
-                    r"(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
+_ARROW = re.compile(r"(?<![\w.,])~?(?P<a>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+|[kKMG](?![A-Za-z]))?)\s*"
+                    r"(?P<u1>[^\s\d→>]*)\s*(?:→|->|=>|⟶)\s*(?:~|about\s+|[<>]=?\s*~?|(?:(?:well|far)\s+)?(?:below|under|over|above)\s+~?)?"
+                    r"(?P<b>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+|[kKMG](?![A-Za-z]))?)(?:\s?(?P<u2>[A-Za-zµμ]+(?:/s)?))?")
+# (a count with its scale letter: "23.06M -> <=262k" falls)
 
 
 # a move written as its outcome against what it replaces: "262 K instead of ~67 M updates", "~0.15 ms instead of 1.05 ms"
@@ -213,6 +214,8 @@ def _metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     if not fix.strip():
         return None, None
     plain = fix.replace("`", " ")
+    if _DISMISSED.search(plain):  # ("Low sm__warps_active (14.8%) is not a problem to chase": no move)
+        plain = " ".join(x for x in sentences(plain) if not _DISMISSED.search(x)) or plain
     expected = " ".join(x for x in sentences(plain) if _EXPECT.search(x))  # what the fix predicts, before its side effects
     stated = (_stated_move(expected) if expected else None) or _stated_move(plain)
     if stated:
@@ -255,6 +258,9 @@ def _metric_direction(fix: str) -> tuple[Optional[str], Optional[str]]:
     return _named(metric) if metric else metric, direction
 
 
+# a metric the fix sets aside: named to say it needs no change, not as what the change moves
+_DISMISSED = re.compile(r"\bis not (?:a|the) problem\b|\bnot worth (?:chasing|fixing|touching)\b|\bnothing to chase\b|"
+                        r"\bby design\b", re.I)
 _LABELLED = re.compile(r"\bmetrics?(?: to watch)?\s*[:=]", re.I)
 _STOP = re.compile(r"^(?:expect\w*|should|will|would|and|or|so|the|with|then|its|their|a|an|see|watch|metrics?|"
                    r"predict\w*|take|takes|bring\w*|drops?|falls?|goes|go|moves?|plus|also|both)$", re.I)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Optional
 from .. import catalog
 from ..analysis.kernels import is_library_kernel
 from ..catalog import CATALOG
+from .bound_words import on_device, timeline_verdict
 from .direction import SETTING as _SETTING, clause_direction
 from .proposal import last_proposal
 from .target import target_direction
@@ -88,7 +89,7 @@ def _real(c: "Context", metric: str) -> bool:
                 re.search(r"\btensor[- ](?:pipe|cores?)\b", metric, re.I))  # ncu's tensor pipe utilization
 
 
-_LEAVE = re.compile(r"\A\W*nothing\b|\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as|"
+_LEAVE = re.compile(r"\A\W*nothing\b|\A\W*not the kernel\b|\b(leave|no (?:kernel |code )?change|none\b|nothing (?:to|left|worth)|keep (?:it|the kernel) as|"
                     r"(?:not|never) (?:to )?touch)|n['’]t (?:to )?touch", re.I)  # ("don't touch": no \b before n't)
 
 
@@ -168,6 +169,9 @@ def check_fix(c: "Context") -> list[str]:
     minor = _minor_kernel(c, metric, e)
     if minor is not None:
         return [minor]
+    idle = _kernel_fix_on_idle(c, metric, e)
+    if idle:
+        return [idle] + wrong_way(c)
     zero = _at_zero(c, metric) if direction == "decrease" else None
     if zero is not None:
         return [f"The fix says '{metric}' will decrease, but the captures measure it as 0 for `{zero}`: a metric at 0 "
@@ -206,6 +210,36 @@ def check_fix(c: "Context") -> list[str]:
     return out + _fix_size(c) + wrong_way(c)
 
 
+
+
+_KERNEL_OUTCOME = re.compile(_KERNEL_RESOURCE.pattern + r"|kernel (?:time|duration)|gpu__time_duration", re.I)
+# an outcome of the program's timeline: what a host- or transfer-bound program's fix moves
+_PROGRAM_OUTCOME = re.compile(r"GPU busy|busy fraction|\bidle\b|\bsyncs\b|\bsync (?:time|count|calls)|step time|host time|launch overhead|"
+                              r"\bcopies\b|copy time|transfer time", re.I)
+
+
+_BUSY = 0.75  # a GPU busy more of its window than this does not idle: its kernels' time is the cost (zero-copy reads
+# over the link run inside the kernels; checks.HOST_BUSY_MAX)
+
+
+def _kernel_fix_on_idle(c: "Context", metric: str, e) -> str:
+    """A fix whose outcome is a kernel's own counter or time, for a program whose steady state idles the GPU on its
+    host or its copies (when the answer claims no host or transfer cause itself, which the rule above covers): a
+    faster kernel leaves the idle time. A fix that first names an outcome of the timeline (busy fraction, idle or
+    sync time) is measured there, whatever kernel counter it adds."""
+    v, s = timeline_verdict(c.facts), c.facts.timeline
+    if v not in ("host", "transfer") or s is None or (v == "transfer" and on_device(s)) or \
+            s.busy_fraction > _BUSY or (e is not None and set(e.bounds) & {"host", "transfer"}) or \
+            not _KERNEL_OUTCOME.search(metric):
+        return ""
+    text = c.answer.fix_text
+    kernel_at = _KERNEL_OUTCOME.search(text)
+    program_at = _PROGRAM_OUTCOME.search(text)
+    if program_at and (kernel_at is None or program_at.start() < kernel_at.start()):
+        return ""
+    return (f"The fix's metric '{metric}' measures the kernels' own work, but the timeline's steady state is {v}-bound "
+            f"(GPU busy {s.busy_fraction:.0%} of the window): a faster kernel leaves the idle time; name what the "
+            f"{v} costs per step (idle or copy time, the busy fraction).")
 
 
 def _fix_size(c: "Context") -> list[str]:

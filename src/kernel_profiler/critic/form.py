@@ -275,7 +275,8 @@ def _parse_markdown(text: str) -> Answer:
     hypothesis = accepted_hypothesis(text) if opens_a_hypothesis(head) or "?" in scrub(head) else None  # (a question
     # read as the verdict: the log's answer is)
     if hypothesis:  # a log that opens with a hypothesis it rejects: its verdict is the one it accepts
-        if sections.get("mechanism", "").strip() == head.strip():  # and a log read as paragraphs: its title is no
+        mech = sections.get("mechanism", "")
+        if mech.strip() in (head.strip(), "") or opens_a_hypothesis(mech):  # and a log read as paragraphs: its title is no
             sections["mechanism"] = accepted_block(text) or ""  # mechanism, the hypothesis it accepts explains
         sections["bottleneck"] = hypothesis
     if not all(sections.get(p, "").strip() for p in ORDER) or not numbers_of(sections.get("evidence", "")):

@@ -32,7 +32,12 @@ def _after_title(block: str) -> str:
 def opens_a_hypothesis(text: str) -> bool:
     """Whether a part opens with a hypothesis of a log ("**H0 — global atomic contention ...**"), or is the log's
     title ("# Hypothesis log: py_sync_per_op")."""
-    return bool(_HEAD.match((text or "").lstrip()) or _QUESTION.match(text or "") or _LOG_TITLE.match(text or ""))
+    return bool(_HEAD.match((text or "").lstrip()) or _QUESTION.match(text or "") or _LOG_TITLE.match(text or "") or
+                _REJECTED.match(text or ""))
+
+
+_REJECTED = re.compile(r"[\s*_]*(?:rejected|ruled out|refuted)\b", re.I)  # a part that is one hypothesis's verdict
+# ("Verdict: rejected." under each hypothesis, read by the layout as the verdict)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

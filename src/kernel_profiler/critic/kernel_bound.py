@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 
 from .. import signatures
+from .bound_words import KERNEL_SIDE, affirms
 from .context import Context
 from .context import subject
 from .numbers import sentences
 from .unverified import ruled_out
+from .visible import clean
 
 DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_PCTS = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -48,6 +50,17 @@ def _over_elapsed(c: Context, metric: str, key: str, value: float) -> float:
         return value
     over = c.facts.named(metric[:-len("active")] + "elapsed", key)
     return min(value, over[0].value) if over else value
+
+
+def stated_kernel_bound(c: Context, b: str) -> list[str]:
+    """`kernel_bound`, save for an answer that also states, in so many words it does not rule out, another bound of
+    the kernel its counters allow ("no occupancy/latency problem ... DRAM bandwidth-bound, near peak"): the bound it
+    states is its verdict, whatever bound its other sentences were read as."""
+    out = kernel_bound(c, b)
+    text = clean(c.raw)
+    if out and any(other != b and affirms(text, other) and not kernel_bound(c, other) for other in KERNEL_SIDE):
+        return []
+    return out
 
 
 def kernel_bound(c: Context, b: str) -> list[str]:

@@ -140,7 +140,7 @@ def scrub(text: str) -> str:
 # "124-183 us", "85-90%", "from 4.07 to 4.32 TB/s": the first number of a range carries the unit written after the second
 _RANGE_HEAD = re.compile(_NUM + r"\s?(?:-|–|to)\s?$")
 _OF_HEAD = re.compile(_NUM + r"\s(?:out\s)?of\s(?:the\s)?~?$")  # "58.2 of the 60.8 ms": a part in its whole's unit
-_VS_HEAD = re.compile(_NUM + r"\s(?:vs\.?|versus)\s~?$")  # "8.19 vs 8.18 ms": two values compared in one unit
+_VS_HEAD = re.compile(_NUM + r"\s(?:vs\.?|versus|\+|and)\s~?$")  # "8.19 vs 8.18 ms", "11.21 + 6.16 ms": two values in one unit
 # "~200 us", "about 220 us": an approximate number is read to APPROX_TOL of its value (or its written precision)
 _APPROX = re.compile(r"(?:~|≈|\babout|\baround|\broughly|\bapproximately|\bapprox\.?|\bnearly|\balmost|\bsome)\s*$", re.I)
 APPROX_TOL = 0.05

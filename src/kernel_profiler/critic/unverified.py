@@ -373,7 +373,7 @@ def answered_no(text: str, end: int) -> bool:
     return bool(q and not re.search(r"[.!\n]", text[end:end + q.start()]) and _ANSWERED_NO.match(text, end + q.end()))
 
 
-_ANSWERED_NO = re.compile(r"[*_\s:—–-]*(?:no|nope|not really|not it)\b", re.I)
+_ANSWERED_NO = re.compile(r"[*_\s:—–-]*(?:no|nope|not really|not it|secondary|minor)\b", re.I)  # ("Host-bound? — secondary.")
 
 
 _BINDS = re.compile(r"`?\s*(?:=|:|is|of)\s*(?:~|about\s+)?$")
