@@ -473,6 +473,27 @@ read or ran the critic), each pair scored counts only before any of it was read:
   Never read: blind76+77 11/56, 12/40 -> 11/56, 13/40; all nine never-read sets 29/249 (11.6%) -> 29/249 and 59/183
   (32%) -> 59/183 (blind68 8 -> 7, blind77 6 -> 7 false rejects; their reasons not read). The rules moved the sets
   they were chosen on and did not carry over to the holdouts.
+2026-12-03/04, twenty-second session (22:50-01:50 UTC):
+  - blind78+79 (48 answers each, 20 expected accepts, written 22:53-23:05 UTC by helpers that never read or ran the
+    critic, over 24 captures blind76+77 did not use), counts only on arrival at e17e1c2 (the session's start):
+    blind78 3/28, 4/20; blind79 5/28, 7/20. Neither was read. blind76+77 were read from 22:58 UTC (development sets
+    since). The never-read sets are now nine: blind44+45, 52, 64+65, 68+69, 78+79.
+  - blind76+77's false rejects were mostly the bound read from the wrong sentence (8 of 13: "fine, leave it" on a
+    kernel line of a host-bound answer, "H2 host/launch-bound? -- secondary", "a kernel that should be FMA-bound",
+    "no occupancy/latency problem"). Rules chosen to be general rather than per wording, each measured first on the
+    recorded verdicts of every read set: an answer that states the timeline's bound in so many words (or a "bound:"
+    label) is not refused for a bound read elsewhere (bound_words.affirms; in a log, only the accepted hypothesis
+    counts), nor for a kernel bound when it states another its counters allow (kernel_bound.stated_kernel_bound);
+    start-up the text sets aside ("one-time, NOT the bottleneck") is not its claim. Two refusals, each measured on the
+    read sets before it was kept: a fix measured on a kernel's counter or time for a program whose steady state idles
+    the GPU on its host or copies (on the read sets: 89 wrong answers and 2 correct ones have such a fix; the 2
+    correct ones name a timeline outcome first, which spares them); a near-peak claim where the engine measures extra
+    DRAM passes of an unfused chain, unless the fix fuses (3 wrong answers, no correct one). Direction: "23.06M ->
+    <=262k", "26 GB -> tens of MB", a metric "not a problem to chase"; "not the kernel" leaves it; "11.21 + 6.16 ms".
+  At the session's final critic, against e17e1c2: the sets read before 93/1,865 -> 92/1,865 false accepts (4.9%) and
+  157/1,421 -> 156/1,421 false rejects (11.0%); blind76+77, read this session, 11/56 -> 9/56 and 13/40 -> 6/40. Never
+  read: blind78+79 8/56, 11/40, unchanged; all nine never-read sets 26/249 (10.4%) and 57/183 (31%), unchanged, and
+  not one of their 432 verdicts changed. The rules, general in form, met none of the holdout answers.
 """
 from __future__ import annotations
 

@@ -133,27 +133,35 @@ DATA = Path(__file__).parent / "data"
 # blind72-75 did not use) were scored on arrival, counts only, at b18d54b (the session's start): blind76
 # 4/28, 6/20; blind77 7/28, 6/20. Neither was read. Bounds are this session's final counts (tightened), blind76+77 at
 # theirs: blind77's false rejects went 6 -> 7 at this session's critic (its reasons not read, to keep it a holdout).
+# Twenty-second session (2026-12-03/04, 22:50-01:50 UTC): blind76+77 were read from 22:58 UTC (development sets since).
+# blind78+79 (48 answers each, written 22:53-23:05 UTC by helpers that never read or ran the critic, over 24 captures
+# blind76+77 did not use) were scored on arrival, counts only, at e17e1c2 (the session's start): blind78 3/28, 4/20;
+# blind79 5/28, 7/20. Neither was read; both are unchanged at this session's critic. Bounds are this session's final
+# counts (tightened), except one raised by one: blind48's false accepts (2 -> 3): b48_gelu_unfuse had been refused
+# only as a counter dump, its mechanism read from a hypothesis the log rejects; a log is now read on the hypothesis it
+# accepts, and its real flaw (splitting the fused GELU back into its steps, in a "Plan:" block) is not recognised.
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (0, 2), "adversarial_blind21": (1, 3), "adversarial_blind22": (1, 2),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (1, 1), "adversarial_blind25": (1, 1),
            "adversarial_blind26": (0, 6), "adversarial_blind27": (1, 3), "adversarial_blind28": (0, 3),
            "adversarial_blind29": (2, 1), "adversarial_blind30": (0, 0), "adversarial_blind31": (0, 1),
-           "adversarial_blind32": (1, 5), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 2),
+           "adversarial_blind32": (1, 4), "adversarial_blind33": (0, 6), "adversarial_blind34": (1, 2),
            "adversarial_blind35": (1, 1), "adversarial_blind36": (0, 5), "adversarial_blind37": (0, 4),
            "adversarial_blind38": (1, 2), "adversarial_blind39": (3, 2), "adversarial_blind40": (3, 4),
            "adversarial_blind41": (3, 0), "adversarial_blind42": (5, 4), "adversarial_blind43": (1, 3),
            "adversarial_blind44": (2, 4), "adversarial_blind45": (2, 4), "adversarial_blind46": (1, 6),
-           "adversarial_blind47": (1, 4), "adversarial_blind48": (2, 0), "adversarial_blind49": (1, 1),
+           "adversarial_blind47": (1, 4), "adversarial_blind48": (3, 0), "adversarial_blind49": (1, 1),
            "adversarial_blind50": (4, 4), "adversarial_blind51": (3, 3), "adversarial_blind52": (1, 7),
            "adversarial_blind53": (0, 1), "adversarial_blind54": (0, 5), "adversarial_blind55": (4, 5),
            "adversarial_blind56": (1, 3), "adversarial_blind57": (1, 0), "adversarial_blind58": (1, 0),
-           "adversarial_blind59": (1, 3), "adversarial_blind60": (3, 6), "adversarial_blind61": (4, 2),
+           "adversarial_blind59": (1, 3), "adversarial_blind60": (3, 6), "adversarial_blind61": (3, 2),
            "adversarial_blind62": (1, 1), "adversarial_blind63": (2, 3), "adversarial_blind64": (2, 7),
            "adversarial_blind65": (3, 7), "adversarial_blind66": (1, 4), "adversarial_blind67": (3, 3),
            "adversarial_blind68": (1, 7), "adversarial_blind69": (7, 10), "adversarial_blind70": (0, 0),
            "adversarial_blind71": (1, 0), "adversarial_blind72": (3, 2), "adversarial_blind73": (2, 6),
            "adversarial_blind74": (0, 1), "adversarial_blind75": (4, 3),
-           "adversarial_blind76": (4, 6), "adversarial_blind77": (7, 7)}
+           "adversarial_blind76": (4, 2), "adversarial_blind77": (5, 4),
+           "adversarial_blind78": (3, 4), "adversarial_blind79": (5, 7)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
