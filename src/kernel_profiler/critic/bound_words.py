@@ -61,9 +61,7 @@ def answer_bound(c: Context) -> Optional[str]:
         return _label_bound(label)
     for b, pat in _BOUND_WORDS:  # a bottleneck that names neither bound nor cause: the bound its mechanism asserts
         for m in re.finditer(pat, a.explanation or "", re.I):
-            if (b != "host" or "bound" in m.group(0).lower()) and not ruled_out(a.explanation, m.start(), m.end()) and \
-                    not _FAR_FROM.search(a.explanation[max(0, m.start() - 25):m.start()]) and \
-                    not answered_no(a.explanation, m.end()):  # ("H2 host/launch-bound? — secondary.")
+            if (b != "host" or "bound" in m.group(0).lower()) and _affirmed(a.explanation, m):
                 return b  # ("The kernel is compute-bound: ..."; "the GPU idles" explains, it asserts nothing)
     return None
 
@@ -89,6 +87,7 @@ def _stated(text: str) -> Optional[str]:
 
 
 KERNEL_SIDE = ("memory", "compute", "latency")
+HOST_BUSY_MAX = 0.75  # a GPU that computes more of its step than this leaves no host time to blame (sig_host_idle)
 
 
 def affirms(text: str, verdict: str) -> bool:
@@ -96,20 +95,20 @@ def affirms(text: str, verdict: str) -> bool:
     of the kernels) in words it does not rule out, question or call secondary: an answer that says the right bound
     in so many words is not refused for a bound read from its other sentences. In a hypothesis log, only the
     hypothesis it accepts states its bound."""
-    text = accepted_block(text or "") or text
+    text = text or ""
+    text = accepted_block(text) or text
     wanted = {"kernel", *KERNEL_SIDE} if verdict == "kernel" else {verdict}
-    if any(_label_bound(m) in wanted for m in _BOUND_LABEL.finditer(text or "")):
+    if any(_label_bound(m) in wanted for m in _BOUND_LABEL.finditer(text)):
         return True  # "bound: host (launch/dispatch overhead)" on a line of its own
-    for b, pat in _BOUND_WORDS:
-        if b not in wanted:
-            continue
-        for m in re.finditer(pat, text or "", re.I):
-            if b == "host" and not re.search(r"bound|limit", m.group(0), re.I):
-                continue  # "the GPU sits idle" describes; it states no bound
-            if not ruled_out(text, m.start(), m.end()) and not answered_no(text, m.end()) and \
-                    not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()]):
-                return True
-    return False
+    return any(_affirmed(text, m) for b, pat in _BOUND_WORDS if b in wanted for m in re.finditer(pat, text, re.I)
+               if b != "host" or re.search(r"bound|limit", m.group(0), re.I))  # ("the GPU sits idle" states no bound)
+
+
+def _affirmed(text: str, m: re.Match) -> bool:
+    """Whether the bound words matched at `m` are stated, not ruled out ("not host-bound", "far from memory-bound"),
+    nor a question answered no or called secondary ("H2 host/launch-bound? — secondary.")."""
+    return not ruled_out(text, m.start(), m.end()) and not answered_no(text, m.end()) and \
+        not _FAR_FROM.search(text[max(0, m.start() - 25):m.start()])
 
 
 def timeline_verdict(f: Facts) -> Optional[str]:

@@ -34,7 +34,7 @@ from .share import check_share
 from .claim import answer_claim, blamed_rank, named_straggler, named_wait
 from .fixes import at_roofline, check_fix, subject
 from .facts import REL_TOL, Facts
-from .bound_words import affirms, answer_bound, on_device, timeline_verdict
+from .bound_words import HOST_BUSY_MAX, affirms, answer_bound, on_device, timeline_verdict
 from .chain import causal_chain
 from .kernel_bound import idle_pipe, stated_kernel_bound
 from .visible import addressed_to_reviewer, clean
@@ -278,7 +278,6 @@ def check_bound(c: Context) -> list[str]:
 # what moves over the link, named as the limit ("copies fill the window ... at the roofline" names no link: refused)
 _LINK_WORDS = re.compile(r"\b(?:upload\w*|download\w*|transfers?|H2D|D2H|HtoD|DtoH|host-to-device|device-to-host|PCIe|"
                          r"NVLink|link)\b", re.I)
-HOST_BUSY_MAX = 0.75  # a GPU that computes more of its step than this leaves no host time to blame (sig_host_idle)
 
 
 def _host_of_ranks(c: Context) -> list[str]:

@@ -25,6 +25,7 @@ from typing import Optional
 from ..answer import Answer
 from .. import catalog
 from ..catalog import CATALOG, GENERIC_CLAIMS
+from .hypotheses import REJECTED
 from .numbers import scrub, sentences
 from .unverified import ruled_out
 from .visible import clean
@@ -221,19 +222,18 @@ def _set_apart(text: str, at: int) -> bool:
     near = [text[ends[i]:ends[i + 1]]]
     if i + 2 < len(ends) and _BACK_REFERENCE.match(text[ends[i + 1]:ends[i + 2]]):
         near.append(text[ends[i + 1]:ends[i + 2]])  # "Keep those apart", "That is paid once", "The copy is a single"
-    if i + 2 < len(ends) and _REJECTED.match(text[ends[i + 1]:ends[i + 2]]):
+    if i + 2 < len(ends) and REJECTED.match(text[ends[i + 1]:ends[i + 2]]):
         return True  # a hypothesis log: 'H1: "compile time is the bottleneck". ... -> Rejected as the steady state.'
     return any(_SET_APART.search(x) for x in near) and not any(_STILL_DOMINANT.search(x) for x in near)
 
 
-_REJECTED = re.compile(r"\W*(?:->|→|=>)?\s*(?:rejected|ruled out|refuted|disproved)\b", re.I)  # a hypothesis's verdict
 # one-time work the sentence says is repeated ("Doing that per step turns a one-time set-up cost into the steady
 # state"): the repetition is the claim (a churn), not start-up
+_REPEATED = re.compile(r"\b(?:turns?|turning|makes?|making)\b[^.;]{0,60}\binto\s+(?:the\s+)?steady[- ]state\b", re.I)
 # start-up the text itself sets aside: "one-time, NOT the bottleneck: 895 ms JIT", "dominated by compile time ... But
 # that's paid once per process; it's not what limits the loop"
 _SET_ASIDE = re.compile(r"(?:one[- ]time|start[- ]?up|JIT|compil\w*|warm[- ]?up|initiali[sz]\w*|cold start)\b"
                         r"(?:(?!\n\s*\n)[\s\S]){0,250}?\bnot (?:the bottleneck|what limits|the limiter)", re.I)
-_REPEATED = re.compile(r"\b(?:turns?|turning|makes?|making)\b[^.;]{0,60}\binto\s+(?:the\s+)?steady[- ]state\b", re.I)
 
 
 _YES = re.compile(r"\W*(?:yes|yep|confirmed|correct|indeed|✔|✓)\b", re.I)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 from .. import catalog
 from ..analysis.kernels import is_library_kernel
 from ..catalog import CATALOG
-from .bound_words import on_device, timeline_verdict
+from .bound_words import HOST_BUSY_MAX, on_device, timeline_verdict
 from .direction import SETTING as _SETTING, clause_direction
 from .proposal import last_proposal
 from .target import target_direction
@@ -214,22 +214,19 @@ def check_fix(c: "Context") -> list[str]:
 
 _KERNEL_OUTCOME = re.compile(_KERNEL_RESOURCE.pattern + r"|kernel (?:time|duration)|gpu__time_duration", re.I)
 # an outcome of the program's timeline: what a host- or transfer-bound program's fix moves
-_PROGRAM_OUTCOME = re.compile(r"GPU busy|busy fraction|\bidle\b|\bsyncs\b|\bsync (?:time|count|calls)|step time|host time|launch overhead|"
-                              r"\bcopies\b|copy time|transfer time", re.I)
-
-
-_BUSY = 0.75  # a GPU busy more of its window than this does not idle: its kernels' time is the cost (zero-copy reads
-# over the link run inside the kernels; checks.HOST_BUSY_MAX)
+_PROGRAM_OUTCOME = re.compile(r"GPU busy|busy fraction|\bidle\b|\bsyncs\b|\bsync (?:time|count|calls)|step time|host time|"
+                              r"launch overhead|\bcopies\b|copy time|transfer time", re.I)
 
 
 def _kernel_fix_on_idle(c: "Context", metric: str, e) -> str:
     """A fix whose outcome is a kernel's own counter or time, for a program whose steady state idles the GPU on its
     host or its copies (when the answer claims no host or transfer cause itself, which the rule above covers): a
-    faster kernel leaves the idle time. A fix that first names an outcome of the timeline (busy fraction, idle or
+    faster kernel leaves the idle time. A GPU busy over HOST_BUSY_MAX of its window does not idle (zero-copy reads
+    over the link run inside the kernels). A fix that first names an outcome of the timeline (busy fraction, idle or
     sync time) is measured there, whatever kernel counter it adds."""
     v, s = timeline_verdict(c.facts), c.facts.timeline
     if v not in ("host", "transfer") or s is None or (v == "transfer" and on_device(s)) or \
-            s.busy_fraction > _BUSY or (e is not None and set(e.bounds) & {"host", "transfer"}) or \
+            s.busy_fraction > HOST_BUSY_MAX or (e is not None and set(e.bounds) & {"host", "transfer"}) or \
             not _KERNEL_OUTCOME.search(metric):
         return ""
     text = c.answer.fix_text

@@ -33,11 +33,12 @@ def opens_a_hypothesis(text: str) -> bool:
     """Whether a part opens with a hypothesis of a log ("**H0 — global atomic contention ...**"), or is the log's
     title ("# Hypothesis log: py_sync_per_op")."""
     return bool(_HEAD.match((text or "").lstrip()) or _QUESTION.match(text or "") or _LOG_TITLE.match(text or "") or
-                _REJECTED.match(text or ""))
+                REJECTED.match(text or ""))
 
 
-_REJECTED = re.compile(r"[\s*_]*(?:rejected|ruled out|refuted)\b", re.I)  # a part that is one hypothesis's verdict
-# ("Verdict: rejected." under each hypothesis, read by the layout as the verdict)
+# a hypothesis's verdict that rules it out: "-> rejected", and a part that is only that ("Verdict: rejected." under each
+# hypothesis, read by the layout as the answer's verdict)
+REJECTED = re.compile(r"\W*(?:->|→|=>)?\s*(?:rejected|ruled out|refuted|disproved)\b", re.I)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
