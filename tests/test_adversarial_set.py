@@ -22,9 +22,9 @@ from conftest import CAPTURES, DATA
 MIN_ANSWERS = {"adversarial": 40, "adversarial_holdout": 30, "adversarial_blind2": 45, "adversarial_blind3": 45,
                "adversarial_blind4": 60, "adversarial_blind5": 40}
 SETS = list(MIN_ANSWERS)
-# sets written on 2026-12-01/03 by helpers that never read the critic (blind6-blind77): checked for shape, not for the mix
+# sets written on 2026-12-01/03 by helpers that never read the critic (blind6-blind81): checked for shape, not for the mix
 # of categories their writers chose (blind10 names its categories in finer words)
-LATER = [f"adversarial_blind{i}" for i in range(6, 80)]
+LATER = [f"adversarial_blind{i}" for i in range(6, 82)]
 CATEGORIES = {"correct", "counter_dump", "wrong_mechanism", "wrong_bound", "fabricated", "injection",
               "wrong_direction"}
 ALIASES = {"fabricated_numbers": "fabricated", "twin_numbers": "fabricated", "datasheet_as_measured": "fabricated",

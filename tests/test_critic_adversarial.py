@@ -140,6 +140,10 @@ DATA = Path(__file__).parent / "data"
 # counts (tightened), except one raised by one: blind48's false accepts (2 -> 3): b48_gelu_unfuse had been refused
 # only as a counter dump, its mechanism read from a hypothesis the log rejects; a log is now read on the hypothesis it
 # accepts, and its real flaw (splitting the fused GELU back into its steps, in a "Plan:" block) is not recognised.
+# Twenty-third session (2026-12-04, 05:21-08:21 UTC): blind78+79 were read from 05:50 UTC (development sets since).
+# blind80+81 (48 answers each, written 05:24-05:36 UTC by helpers that never read or ran the critic, over 24 captures
+# blind78+79 did not use) were scored on arrival, counts only, at a39261c (the session's start): blind80 3/28, 5/20;
+# blind81 7/28, 4/20. Neither was read.
 RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_blind17": (0, 0),
            "adversarial_blind20": (0, 2), "adversarial_blind21": (1, 3), "adversarial_blind22": (1, 2),
            "adversarial_blind23": (2, 2), "adversarial_blind24": (1, 1), "adversarial_blind25": (1, 1),
@@ -161,7 +165,8 @@ RATCHET = {"adversarial": (0, 0), "adversarial_holdout": (0, 0), "adversarial_bl
            "adversarial_blind71": (1, 0), "adversarial_blind72": (3, 2), "adversarial_blind73": (2, 6),
            "adversarial_blind74": (0, 1), "adversarial_blind75": (4, 3),
            "adversarial_blind76": (4, 2), "adversarial_blind77": (5, 4),
-           "adversarial_blind78": (3, 4), "adversarial_blind79": (5, 7)}
+           "adversarial_blind78": (3, 4), "adversarial_blind79": (5, 7),
+           "adversarial_blind80": (3, 5), "adversarial_blind81": (7, 4)}
 
 
 @pytest.mark.parametrize("set_name", sorted(RATCHET))
