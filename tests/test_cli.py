@@ -79,6 +79,22 @@ def test_critique_exit_codes(tmp_path, captures):
     assert bad.returncode == 1 and json.loads(bad.stdout)["verdict"] == "reject"
 
 
+def test_critique_says_what_a_rejection_rests_on(tmp_path, captures):
+    case = captures.case_dir("cu_softmax_naive")
+    d = json.loads(run("analyze", case, "--json").stdout)
+    unsure = {**d, "fix": {**d["fix"], "metric": None, "direction": None, "expected": "",
+                           "change": d["fix"]["change"].split(".")[0] + "."}}
+    wrong = {**d, "bound": "host", "mechanism": "host_sync",
+             "bottleneck": "The program is host-bound: it synchronizes after every launch."}
+    for name, answer, grounds in (("unsure", unsure, "unconfirmed"), ("wrong", wrong, "contradicted")):
+        f = tmp_path / f"{name}.json"
+        f.write_text(json.dumps(answer))
+        p = run("critique", f, "--artifacts", case)
+        assert p.returncode == 1 and p.stdout.startswith(f"REJECT ({grounds}"), p.stdout
+        j = run("critique", f, "--artifacts", case, "--json")
+        assert j.returncode == 1 and json.loads(j.stdout)["grounds"] == grounds
+
+
 def test_ask_quick_start_offline(tmp_path):
     """The README's `ask` line: no GPU, no key, no artifacts -> the bundled H200 softmax capture."""
     p = subprocess.run([sys.executable, "-m", "kernel_profiler.cli", "ask", "why is my softmax slow"],

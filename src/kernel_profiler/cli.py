@@ -201,7 +201,7 @@ def critique(ctx: typer.Context,
              artifacts: List[Path] = typer.Option(..., "--artifacts", help="the captures the answer cites"),
              as_json: bool = typer.Option(False, "--json")) -> None:
     """Check any agent's answer against the artifacts. Exit 0 accept, 1 reject."""
-    from .critic import critique_text
+    from .critic import SAID, critique_text
 
     artifacts = list(artifacts) + [Path(a) for a in ctx.args]
 
@@ -217,7 +217,7 @@ def critique(ctx: typer.Context,
         typer.echo(json.dumps(v.model_dump(mode="json"), indent=2))
     else:
         typer.echo(v.verdict.upper() + (" (read by the role of each sentence: the layout's reading missed a part)"
-                                         if v.reading == "role" else ""))
+                                         if v.reading == "role" else "") + SAID.get(v.grounds, ""))
         for r in v.reasons:
             typer.echo(f"- {r}")
     raise typer.Exit(ExitCode.OK if v.verdict == "accept" else ExitCode.REJECTED)

@@ -36,12 +36,15 @@ def answer_from_finding(f: dict) -> dict:
 
 class Investigator:
     """timeline -> kernel_profile (the dominant kernel) -> sass -> submit_answer (copied from the kernel's finding)
-    -> the review's verdicts in order. `first_answer` may spoil the first submission (to test a rejection);
+    -> the review's verdicts in order. `spoil_first` spoils the first submission's numbers (a rejection the captures
+    contradict); `unsure_first` leaves its fix without metric and direction (a rejection the checks cannot confirm);
     `batch` calls kernel_profile and sass in one turn (several tool_use blocks)."""
 
-    def __init__(self, reviews: Optional[list[dict]] = None, spoil_first: bool = False, batch: bool = False):
+    def __init__(self, reviews: Optional[list[dict]] = None, spoil_first: bool = False, batch: bool = False,
+                 unsure_first: bool = False):
         self.reviews = list(reviews or [{"verdict": "accept", "reasons": []}])
         self.spoil_first = spoil_first
+        self.unsure_first = unsure_first
         self.batch = batch
         self.submissions = 0
         self.review_prompts: list[str] = []
@@ -82,4 +85,7 @@ class Investigator:
         self.submissions += 1
         if self.spoil_first and self.submissions == 1:
             ans = {**ans, "evidence": [{**e, "value": e["value"] * 7.3} for e in ans["evidence"]]}
+        if self.unsure_first and self.submissions == 1 and ans.get("fix"):
+            ans = {**ans, "fix": {**ans["fix"], "metric": None, "direction": None, "expected": "",
+                                  "change": ans["fix"]["change"].split(".")[0] + "."}}
         return reply(thinking("Submit the four parts."), tool("submit_answer", ans))

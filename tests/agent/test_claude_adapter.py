@@ -139,11 +139,34 @@ def test_review_rejection_goes_back_to_the_agent_and_is_fixed(captures, tmp_path
 
 
 def test_critic_rejection_is_fixed_on_the_next_attempt(captures, tmp_path):
-    with FakeMessagesAPI(Investigator(spoil_first=True)) as api:
+    # the spoiled values name metrics the captures hold under no such name (a ratio of two counters, a SASS count):
+    # the checks cannot confirm them, so the review settles them; it finds none of them in the tool results
+    why = "None of the three evidence values is in the tool results: quote them as kernel_profile reports them."
+    brain = Investigator(spoil_first=True, reviews=[{"verdict": "reject", "reasons": [why]},
+                                                    {"verdict": "accept", "reasons": []}])
+    with FakeMessagesAPI(brain) as api:
         r, _ = ask(api, captures, tmp_path)
     assert api.violations == []
-    assert r.accepted and [(v["stage"], v["verdict"]) for v in r.verdicts][0] == ("deterministic", "reject")
+    assert r.accepted and [(v["stage"], v["verdict"]) for v in r.verdicts] == [
+        ("deterministic", "reject"), ("model", "reject"), ("deterministic", "accept"), ("model", "accept")]
+    assert r.verdicts[0]["grounds"] == "unconfirmed" and "## Unconfirmed" in brain.review_prompts[0]
     assert r.tool_calls.count("submit_answer") == 2
+
+
+def test_an_unconfirmed_rejection_is_settled_by_the_review_request_and_replays(captures, tmp_path):
+    rec = tmp_path / "unsure.jsonl"
+    brain = Investigator(unsure_first=True)  # its first fix names no metric or direction: unconfirmed, not wrong
+    with FakeMessagesAPI(brain) as api:
+        r, _ = ask(api, captures, tmp_path, record=rec)
+    assert api.violations == [] and api.brain_errors == []
+    assert r.accepted and r.tool_calls.count("submit_answer") == 1
+    assert [(v["stage"], v["verdict"]) for v in r.verdicts] == [("deterministic", "reject"), ("model", "accept")]
+    assert r.verdicts[0]["grounds"] == "unconfirmed"
+    review = [b for b in api.requests if b.get("output_config", {}).get("format")]
+    assert len(review) == 1 and "tools" not in review[0]  # one structured-output request, as for any review
+    assert "## Unconfirmed" in brain.review_prompts[0] and "The fix names no metric" in brain.review_prompts[0]
+    r2 = replay(rec)  # the recorded verdicts carry their grounds, so the replay escalates the same rejection
+    assert r2.accepted and [v["stage"] for v in r2.verdicts] == ["deterministic", "model"]
 
 
 # ------------------------------------------------------------------ stop reasons

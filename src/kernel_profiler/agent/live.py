@@ -43,7 +43,10 @@ class LiveEnvironment:
                     "reasons": ["No capture was made or given, so no number in the answer can be checked."]}
         v = critique(answer, loaded[0], diagnosis=loaded[1])
         self.last_check = v
-        return {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
+        out = {"stage": "deterministic", "verdict": v.verdict, "reasons": list(v.reasons)}
+        if v.grounds:
+            out["grounds"] = v.grounds
+        return out
 
     def review_context(self):
         return self.ctx.collected_diagnosis(), self.last_check

@@ -278,8 +278,11 @@ class Orchestrator:
         verdict = self.env.check(answer)
         self.verdicts.append(verdict)
         self._event("critic_verdict", **verdict)
-        if verdict["verdict"] == "accept" and getattr(self.model, "reviews", False):
-            review = self._model_review(adict)
+        unconfirmed = verdict["verdict"] == "reject" and verdict.get("grounds") == "unconfirmed"
+        if (verdict["verdict"] == "accept" or unconfirmed) and getattr(self.model, "reviews", False):
+            # the model reviews every answer the checks accept, and settles a rejection that rests only on what the
+            # checks could not confirm (no measurement contradicts the answer): its verdict stands
+            review = self._model_review(adict, verdict["reasons"] if unconfirmed else [])
             if review is not None:
                 review = self.env.model_verdict(review)
                 self.verdicts.append(review)
@@ -307,7 +310,7 @@ class Orchestrator:
         self.messages.append({"role": "tool", "tool_call_id": call_id, "name": "submit_answer", "content": content,
                               "is_error": True})
 
-    def _model_review(self, adict: dict) -> Optional[dict]:
+    def _model_review(self, adict: dict, unconfirmed: list[str]) -> Optional[dict]:
         from ..critic.review import review_input
 
         # The reviewer reads the tool results compacted as the investigator did, without the steering keys.
@@ -316,7 +319,7 @@ class Orchestrator:
                    for r in self.results]
         diagnosis, last_check = self.env.review_context()
         prompt = render("critic.md.j2", **review_input(self.question, adict, self.call_args, results, diagnosis,
-                                                       last_check))
+                                                       last_check, unconfirmed))
         self.progress("critic: model review")
         if getattr(self.model, "structured_review", False):
             turn = self._review(REVIEW_SYSTEM + " Answer with the JSON verdict only.", prompt)

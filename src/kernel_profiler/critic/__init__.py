@@ -9,6 +9,8 @@
     stride.py    a lane stride checked against the sectors per request it implies
     arithmetic.py  written-out arithmetic ("A / B = C") recomputed from its operands
     checks.py    the deterministic checks (numbers, mechanism signature, bound, fix, ...)
+    grounds.py   what a rejection rests on: a measurement that contradicts the answer, or only what the checks could
+                 not confirm (the model reviewer of `ask` settles those)
     review.py    what the model reviewer (a second agent) receives
 
 `critique(answer, artifacts, diagnosis)` returns a `Verdict` with the reasons and, for every number,
@@ -29,6 +31,7 @@ from .checks import CHECKS, build_context
 from .facts import Facts, gather_facts
 from .fixes import NO_DIRECTION, NO_METRIC
 from .form import clean, parse_answer, read_by_role
+from .grounds import SAID, grounds
 from .numbers import quantities
 
 _FACTS_CACHE: dict[tuple[int, int], tuple[Artifacts, Diagnosis, Facts]] = {}
@@ -75,7 +78,7 @@ def critique(answer: Answer, artifacts: Artifacts, diagnosis: Optional[Diagnosis
         if r:
             failed[name] = r
         reasons += [x for x in r if x not in reasons]
-    return Verdict(verdict="reject" if failed else "accept", reasons=reasons,
+    return Verdict(verdict="reject" if failed else "accept", reasons=reasons, grounds=grounds(failed),
                    checks={name: name not in failed for name in CHECKS}, failed=failed,
                    numbers=ctx.audit, mechanism=ctx.claimed, signature=ctx.signature)
 
@@ -114,5 +117,5 @@ def critique_read(text: str, artifacts: Artifacts, diagnosis: Optional[Diagnosis
     return second.model_copy(update={"reading": "role"}) if second.verdict == "accept" else first
 
 
-__all__ = ["Answer", "EvidenceItem", "Verdict", "NumberAudit", "AnswerFormatError", "parse_answer", "critique",
+__all__ = ["SAID", "Answer", "EvidenceItem", "Verdict", "NumberAudit", "AnswerFormatError", "parse_answer", "critique",
            "critique_text", "critique_read", "quantities", "gather_facts", "CHECKS", "clean"]

@@ -37,6 +37,10 @@ class Verdict(BaseModel):
     reading: Literal["layout", "role"] = Field(
         "layout", description="how the four parts were read: from the answer's layout (headings, labels, paragraph "
                               "order), or by the role of each sentence after the layout's reading missed a part")
+    grounds: Optional[Literal["contradicted", "unconfirmed"]] = Field(
+        None, description="what a rejection rests on: 'contradicted' (a measurement contradicts the answer) or "
+                          "'unconfirmed' (only what the critic could not confirm: a number its words do not bind to "
+                          "a measured value, a causal chain or a fix's outcome it did not find); None when accepted")
     numbers: list[NumberAudit] = Field(default_factory=list, description="every number checked and its match")
     mechanism: Optional[str] = Field(None, description="the mechanism id the answer claims")
     signature: Optional[str] = Field(None, description="the measurement behind the mechanism check")

@@ -8,6 +8,8 @@
   findings      the engine's own findings on the same captures (bound, mechanism, kernel, bottleneck, evidence)
   audit         what the deterministic checks used: for every number, the fact or derivation it matched;
                 the mechanism claimed and the measured signature behind it; which checks passed
+  unconfirmed   for an answer the checks rejected only for what they could not confirm (critic.grounds), their
+                reasons: the reviewer settles each from the tool results
 The reviewer answers with a structured verdict (accept/reject + one reason per line); rejections go back
 to the investigating agent as the submit_answer tool result and into the transcript.
 """
@@ -50,7 +52,8 @@ def _by_kernel(facts: list[str]) -> list[str]:
 
 
 def review_input(question: str, answer: dict, tool_calls: list[dict], results: list[dict],
-                 diagnosis: Optional[Diagnosis], verdict: Optional[Verdict]) -> dict[str, Any]:
+                 diagnosis: Optional[Diagnosis], verdict: Optional[Verdict],
+                 unconfirmed: Optional[list[str]] = None) -> dict[str, Any]:
     findings = [] if diagnosis is None else [_finding(f) for f in [diagnosis.primary, *diagnosis.secondary][:FINDINGS_SHOWN]]
     audit = None
     if verdict is not None:
@@ -68,4 +71,5 @@ def review_input(question: str, answer: dict, tool_calls: list[dict], results: l
                                  else json.dumps(r["content"], default=str))[:RESULT_CHARS]} for r in results],
         "findings": findings,
         "audit": audit,
+        "unconfirmed": list(unconfirmed or []),
     }

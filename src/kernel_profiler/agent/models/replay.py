@@ -124,7 +124,10 @@ class RecordedEnvironment:
             raise ReplayDivergence(f"{self.source}: critic verdict {self._v + 1} was a {rec.get('stage')} review, "
                                    f"now a {stage} review")
         self._v += 1
-        return {"verdict": rec.get("verdict"), "reasons": rec.get("reasons", [])}
+        out = {"verdict": rec.get("verdict"), "reasons": rec.get("reasons", [])}
+        if rec.get("grounds"):
+            out["grounds"] = rec["grounds"]  # (what a deterministic rejection rested on, where it was recorded)
+        return out
 
     def finished(self) -> bool:
         return self._i == len(self._calls) and self._v == len(self._verdicts)
