@@ -494,6 +494,27 @@ read or ran the critic), each pair scored counts only before any of it was read:
   157/1,421 -> 156/1,421 false rejects (11.0%); blind76+77, read this session, 11/56 -> 9/56 and 13/40 -> 6/40. Never
   read: blind78+79 8/56, 11/40, unchanged; all nine never-read sets 26/249 (10.4%) and 57/183 (31%), unchanged, and
   not one of their 432 verdicts changed. The rules, general in form, met none of the holdout answers.
+2026-12-04, twenty-third session (05:21-08:21 UTC):
+  - blind80+81 (48 answers each, 20 expected accepts, written 05:24-05:36 UTC by helpers that never read or ran the
+    critic, over 24 captures blind78+79 did not use), counts only on arrival at a39261c (the session's start):
+    blind80 3/28, 5/20; blind81 7/28, 4/20. Neither was read. blind78+79 were read from 05:50 UTC (development sets
+    since). The never-read sets are now nine: blind44+45, 52, 64+65, 68+69, 80+81: 28/249 false accepts (11.2%),
+    55/183 false rejects (30.1%).
+  - blind78+79 read: their 8 false accepts all had no claim the reader recognised (a cause in words the catalogue
+    lacks: "a memory kernel", "synchronization inside the block reduction", "overhead of the split"), so nothing was
+    checked; of their 11 false rejects, 5 rested only on what the checks could not confirm. Two general rules were
+    measured on the recorded verdicts of every read set (3,478 answers) and dropped: reading the claim from the
+    mechanism or the whole text when no part names one (121 right verdicts broken for 25 fixed), and refusing for a
+    single number bound only by its sentence's words no more (67 false rejects lifted, 47 false accepts added).
+    The deterministic reader is at its frontier on these features: what one set's misreadings teach does not reach
+    the next set.
+  - So the change of this session is where a rejection goes, not which answers are rejected. critic/grounds.py:
+    every rejection is `contradicted` (a measurement disagrees with the answer) or `unconfirmed` (only numbers the
+    words did not bind, a chain or a fix outcome not found). ask's model reviewer, which judged every acceptance,
+    now also settles unconfirmed rejections (their reasons in its prompt); critique --review claude does the same for
+    an answer handed to the CLI. Nothing in the deterministic verdicts changed. Counted by this script: unconfirmed
+    are 99 of the 173 false rejects and 483 of the 1,868 right rejects of the read sets, and 28 of 55 and 70 of 221
+    on the never-read sets. Whether a model settles them well is not measured: no API access here.
 """
 from __future__ import annotations
 

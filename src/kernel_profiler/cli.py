@@ -199,27 +199,26 @@ def replay(transcript: Path = typer.Argument(..., help="a JSONL transcript writt
 def critique(ctx: typer.Context,
              answer: Path = typer.Argument(..., help="diagnosis JSON, or Markdown with Bottleneck/Evidence/Mechanism/Fix"),
              artifacts: List[Path] = typer.Option(..., "--artifacts", help="the captures the answer cites"),
-             as_json: bool = typer.Option(False, "--json")) -> None:
+             as_json: bool = typer.Option(False, "--json"),
+             review: str = typer.Option("", "--review", help="claude or claude:NAME: a model reviewer judges an "
+                                        "accepted answer and settles a rejection the checks could not confirm")) -> None:
     """Check any agent's answer against the artifacts. Exit 0 accept, 1 reject."""
-    from .critic import SAID, critique_text
+    from .agent.second_opinion import reviewed, reviewer
+    from .critic import critique_text
+    from .render.markdown import verdict_text
 
-    artifacts = list(artifacts) + [Path(a) for a in ctx.args]
-
+    artifacts = [str(a) for a in list(artifacts) + [Path(a) for a in ctx.args]]
+    model = reviewer(review) if review else None  # a bad --review spec fails before any work
     if not answer.is_file():
         raise UsageError(f"{answer}: no such file")
     try:
         text_in = answer.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise UsageError(f"{answer}: not UTF-8 text ({e.reason} at byte {e.start})") from e
-    v = critique_text(text_in, [str(a) for a in artifacts])
-    if as_json:
-        # Every number with the fact (artifact, kernel, metric) or declared derivation it matched: an auditable accept.
-        typer.echo(json.dumps(v.model_dump(mode="json"), indent=2))
-    else:
-        typer.echo(v.verdict.upper() + (" (read by the role of each sentence: the layout's reading missed a part)"
-                                         if v.reading == "role" else "") + SAID.get(v.grounds, ""))
-        for r in v.reasons:
-            typer.echo(f"- {r}")
+    v = reviewed(text_in, artifacts, model, _progress) if model else critique_text(text_in, artifacts)
+    # --json: every number with the fact (artifact, kernel, metric) or declared derivation it matched (an auditable
+    # accept), and the model review where one ran
+    typer.echo(json.dumps(v.model_dump(mode="json"), indent=2) if as_json else verdict_text(v))
     raise typer.Exit(ExitCode.OK if v.verdict == "accept" else ExitCode.REJECTED)
 
 

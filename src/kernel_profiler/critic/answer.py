@@ -29,6 +29,14 @@ class NumberAudit(BaseModel):
                                                 "(knowledge, a size from the source, a prediction): listed, not checked")
 
 
+class ModelReview(BaseModel):
+    """A model reviewer's verdict on an answer given to `critique --review` (the reviewer `ask` uses)."""
+
+    model: str
+    verdict: Literal["accept", "reject"]
+    reasons: list[str] = Field(default_factory=list)
+
+
 class Verdict(BaseModel):
     verdict: Literal["accept", "reject"]
     reasons: list[str] = Field(default_factory=list)
@@ -41,6 +49,9 @@ class Verdict(BaseModel):
         None, description="what a rejection rests on: 'contradicted' (a measurement contradicts the answer) or "
                           "'unconfirmed' (only what the critic could not confirm: a number its words do not bind to "
                           "a measured value, a causal chain or a fix's outcome it did not find); None when accepted")
+    review: Optional[ModelReview] = Field(
+        None, description="the model reviewer's verdict (critique --review), which then stands as `verdict`; "
+                          "`failed`, `checks` and `grounds` stay the deterministic checks' record")
     numbers: list[NumberAudit] = Field(default_factory=list, description="every number checked and its match")
     mechanism: Optional[str] = Field(None, description="the mechanism id the answer claims")
     signature: Optional[str] = Field(None, description="the measurement behind the mechanism check")

@@ -179,3 +179,19 @@ def text(d: Answer) -> str:
         else:
             out.append(line.replace("`", ""))
     return "\n".join(out) + "\n"
+
+
+def verdict_text(v) -> str:
+    """`critique`'s verdict for a reader (critic.Verdict): the verdict, how the answer was read, what a rejection rests
+    on, the checks' reasons, and the model reviewer's verdict and reasons where one reviewed it."""
+    from ..critic import SAID
+
+    checks = "REJECT" if v.failed else "ACCEPT"
+    head = (v.verdict.upper() + (f" (the model review by {v.review.model}; the checks said {checks})"
+                                 if v.review else "") +
+            (" (read by the role of each sentence: the layout's reading missed a part)" if v.reading == "role" else "") +
+            SAID.get(v.grounds, ""))
+    lines = [head] + [f"- {r}" for r in v.reasons]
+    if v.review:
+        lines += [f"model review: {v.review.verdict.upper()}"] + [f"- {r}" for r in v.review.reasons]
+    return "\n".join(lines)
