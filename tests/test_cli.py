@@ -282,3 +282,18 @@ def test_ask_without_nsys_is_a_missing_tool(tmp_path):
     assert "`nsys`" in lines[0] and "Nsight Systems" in lines[0] and "KERNEL_PROFILER_NSYS" in lines[0]
     assert str(missing) in lines[0] and "--artifacts" in lines[0]
     assert p.stdout == "" and sorted(p.name for p in work.iterdir()) == before
+
+
+
+def test_an_acceptance_without_a_recognised_cause_says_so(tmp_path, captures):
+    from kernel_profiler.critic import Verdict
+    from kernel_profiler.render.markdown import verdict_text
+
+    assert verdict_text(Verdict(verdict="accept")).startswith("ACCEPT (no mechanism recognised")
+    assert verdict_text(Verdict(verdict="accept", mechanism="near_peak")) == "ACCEPT"
+    assert "no mechanism recognised" not in verdict_text(Verdict(verdict="reject", failed={"parts": ["x"]},
+                                                                 reasons=["x"], grounds="unconfirmed"))
+    own = tmp_path / "own.json"  # the engine's own answer names its cause: a plain ACCEPT
+    own.write_text(run("analyze", captures.case_dir("cu_softmax_naive"), "--json").stdout)
+    q = run("critique", own, "--artifacts", captures.case_dir("cu_softmax_naive"))
+    assert q.returncode == 0 and q.stdout.strip() == "ACCEPT", q.stdout
