@@ -17,15 +17,15 @@ import re
 from typing import Literal, Optional
 
 from .fixes import NO_DIRECTION, NO_METRIC
+from .number_check import UNBOUND
 
 Grounds = Literal["contradicted", "unconfirmed"]
 
 # checks whose every reason is a reading the critic could not make
 _READING_CHECKS = frozenset({"parts", "not_a_dump", "mechanism"})
 # the numbers check's reasons that rest on binding a number to a metric through its sentence's words
-_UNBOUND_NUMBER = re.compile(r"^The (?:number|bound) '[^']*' in the \w+ \(.*(?:matches no measured value of what its "
-                             r"line describes|does not match the measured |holds for no measured value of what its "
-                             r"sentence describes)", re.S)
+_UNBOUND_NUMBER = re.compile(r"^The (?:number|bound) '[^']*' in the \w+ \('.*'\) (?:" + "|".join(map(re.escape, UNBOUND)) +
+                             ")", re.S)
 # the fix check's reasons that say what the reader did not find in the fix
 _UNREAD_FIX = re.compile(re.escape(NO_METRIC) + "|" + re.escape(NO_DIRECTION) + r"|^The fix's metric '[^']*' is "
                          r"(?:nothing the captures measure|a setting of the launch or the build)")

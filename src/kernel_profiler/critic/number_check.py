@@ -118,6 +118,12 @@ def _constant_share_miss(q: Quantity, concepts: frozenset[str], cited: list[Fact
 
 
 SHARE_MISS = 0.4  # within this of the share its cited value gives: a wrong reading of it
+# a number the sentence's words bind to a metric whose value it is not (the binding is the reader's inference, so such
+# a refusal is `unconfirmed`: critic.grounds)
+NO_VALUE = "matches no measured value of what its line describes"
+NOT_THE_VALUE = "does not match the measured"
+NO_BOUND = "holds for no measured value of what its sentence describes"
+UNBOUND = (NO_VALUE, NOT_THE_VALUE, NO_BOUND)
 _PER_UNIT = frozenset({"bytes_per_sector", "sectors_per_request", "divergence", "wavefronts"})
 _SHAPE = re.compile(r"\s?\d")
 
@@ -284,8 +290,8 @@ def check_numbers(c: Context) -> list[str]:
         if pinned:
             c.audit.append(NumberAudit(written=q.written, where=where))
             described = ", ".join(sorted(cs - {"ratio"}))[:80] or "nothing it names"
-            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') matches no measured value of "
-                       f"what its line describes ({described}) for the kernel in question, nor a derivation of cited "
+            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') {NO_VALUE} "
+                       f"({described}) for the kernel in question, nor a derivation of cited "
                        f"values: quote the value the artifact reports for that metric.")
             continue
         if bad is None and (not use.bound or use.across):
@@ -299,12 +305,11 @@ def check_numbers(c: Context) -> list[str]:
                        f"{bad.metric} ({bad.artifact}), presented as measured or achieved: quote what the capture "
                        f"measures.")
         elif bad is not None:
-            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') does not match the measured "
+            out.append(f"The number '{q.written}' in the {where} ('{s.strip()[:90]}') {NOT_THE_VALUE} "
                        f"{bad.metric}, which the capture holds as {bad.value:.4g} ({bad.artifact}): quote the measured "
                        f"value.")
         else:  # an inequality ("well under 2 ms") that no measured value or derivation of cited values satisfies
-            out.append(f"The bound '{q.written}' in the {where} ('{s.strip()[:90]}') holds for no measured value of "
-                       f"what its sentence describes, nor for a derivation of cited values: check it.")
+            out.append(f"The bound '{q.written}' in the {where} ('{s.strip()[:90]}') {NO_BOUND}, nor for a derivation of cited values: check it.")
     return out
 
 
