@@ -3,6 +3,7 @@
     python bench/critic_score.py                 # every set under tests/data
     python bench/critic_score.py adversarial_holdout -v
     python bench/critic_score.py -j 2              # two sets at a time (each set is scored in a process of its own)
+    python bench/critic_score.py --review claude   # with the model reviewer (needs ANTHROPIC_API_KEY)
 
 Each set lives in tests/data/<set>/ (cases.toml + answers/), written without reading the critic. Prints, per
 set, false accepts (an expected reject the critic accepted) over expected rejects and false rejects over
@@ -566,7 +567,26 @@ def critique_cited(text: str, paths: list[Path]):
             paths = rest
 
 
-def score(set_name: str, verbose: bool) -> tuple[int, int, int, int, list[str], tuple[int, int]]:
+def reviewed_cited(text: str, paths: list[Path], spec: str):
+    """The verdict with the model reviewer of `critique --review SPEC` (kernel_profiler.agent.second_opinion) on the
+    files an answer cites that the tool reads."""
+    from kernel_profiler.agent.second_opinion import reviewed, reviewer
+    from kernel_profiler.artifacts import load_paths
+    from kernel_profiler.errors import UnknownFormat
+
+    while True:
+        try:
+            load_paths(paths)
+            break
+        except UnknownFormat as e:
+            rest = [p for p in paths if str(p) != e.path]
+            if len(rest) == len(paths):
+                raise
+            paths = rest
+    return reviewed(text, [str(p) for p in paths], reviewer(spec), lambda m: print(f"  notice: {m}", file=sys.stderr))
+
+
+def score(set_name: str, verbose: bool, review: str = "") -> tuple[int, int, int, int, list[str], tuple[int, int]]:
     """(false accepts, expected rejects, false rejects, expected accepts, the misses' lines when verbose,
     (false rejects, right rejects) whose reasons are all unconfirmed: critic.grounds)."""
     root = DATA / set_name
@@ -578,7 +598,8 @@ def score(set_name: str, verbose: bool) -> tuple[int, int, int, int, list[str], 
         for a in answers:
             paths = [materialise(a["case"], n, Path(tmp)) for n in a["artifacts"]]
             try:
-                v = critique_cited((root / a["file"]).read_text(encoding="utf-8"), paths)
+                text = (root / a["file"]).read_text(encoding="utf-8")
+                v = reviewed_cited(text, paths, review) if review else critique_cited(text, paths)
                 got, reasons, grounds = v.verdict, "; ".join(v.reasons), v.grounds
             except AnswerFormatError as e:
                 got, reasons, grounds = "reject", f"unreadable: {e}", None  # (not an answer `ask` can get)
@@ -607,7 +628,19 @@ def main(argv: list[str]) -> int:
     ap.add_argument("sets", nargs="*", help="sets under tests/data (default: every adversarial set there)")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every miss with the critic's reasons")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="sets scored at once (default 1)")
+    ap.add_argument("--review", default="", metavar="claude[:NAME]",
+                    help="score the critic with its model reviewer, as `critique --review` runs it (needs "
+                         "ANTHROPIC_API_KEY; never run where this was built: no API access there)")
     args = ap.parse_args(argv)
+    if args.review:
+        from kernel_profiler.agent.second_opinion import reviewer
+        from kernel_profiler.errors import UsageError
+
+        try:
+            reviewer(args.review)  # a bad spec or no key: one line, before any set is scored
+        except UsageError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     verbose, jobs = args.verbose, max(args.jobs, 1)
     sets = args.sets or all_sets()
     unknown = [s for s in sets if not (DATA / s / "cases.toml").is_file()]
@@ -618,7 +651,7 @@ def main(argv: list[str]) -> int:
     # no longer uses, and all the sets in one would not fit a 24 GiB machine
     totals = [0, 0, 0, 0, 0, 0]
     with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
-        for s, (fa, n_rej, fr, n_acc, misses, (u_fr, u_tr)) in zip(sets, pool.map(score, sets, [verbose] * len(sets))):
+        for s, (fa, n_rej, fr, n_acc, misses, (u_fr, u_tr)) in zip(sets, pool.map(score, sets, [verbose] * len(sets), [args.review] * len(sets))):
             print(f"{s}: false accepts {fa}/{n_rej} ({fa / n_rej:.0%}, goal <= 5%), "
                   f"false rejects {fr}/{n_acc} ({fr / n_acc:.0%}, goal <= 10%); unconfirmed: {u_fr} of the false "
                   f"rejects, {u_tr} of the {n_rej - fa} right rejects", flush=True)

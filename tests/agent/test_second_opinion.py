@@ -111,3 +111,27 @@ def test_review_needs_a_key_and_a_model(answers):
     assert p.returncode == 2 and "ANTHROPIC_API_KEY" in p.stderr and "Traceback" not in p.stderr
     assert q.returncode == 2 and "the reviewer is a model" in q.stderr
     assert api.requests == []
+
+
+def test_the_score_bench_runs_the_reviewer_on_what_it_settles(tmp_path):
+    """bench/critic_score.py --review: the reviewer is asked about every answer the checks accept or could not
+    confirm, and no other; a reviewer that accepts everything lifts exactly the unconfirmed rejections."""
+    import re
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "bench" / "critic_score.py"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    checks = subprocess.run([sys.executable, str(bench), "adversarial_holdout"], capture_output=True, text=True,
+                            env=env, timeout=600)
+    fa, n_rej, fr, n_acc, u_fr, u_tr = map(int, re.search(
+        r"false accepts (\d+)/(\d+).*false rejects (\d+)/(\d+).*unconfirmed: (\d+) of the false rejects, (\d+) of",
+        checks.stdout).groups())
+    brain = Reviewer(*[{"verdict": "accept", "reasons": []}] * (n_acc + n_rej))
+    with FakeMessagesAPI(brain) as api:
+        p = subprocess.run([sys.executable, str(bench), "adversarial_holdout", "--review", "claude"],
+                           capture_output=True, text=True, timeout=900,
+                           env={**env, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": api.url})
+    assert p.returncode == 0 and api.violations == [], p.stderr
+    accepted = (n_acc - fr) + fa
+    assert len(api.requests) == accepted + u_fr + u_tr
+    assert f"false accepts {fa + u_tr}/{n_rej}" in p.stdout and f"false rejects {fr - u_fr}/{n_acc}" in p.stdout
