@@ -552,38 +552,34 @@ def materialise(case: str, name: str, work: Path) -> Path:
     return out
 
 
-def critique_cited(text: str, paths: list[Path]):
-    """The critic's verdict on the files an answer cites (a program's own log, run.log, is read as one); a cited
-    file the critic cannot read is left out (the critic names it), as a user would pass only files it reads."""
+def _without_unreadable(run, paths: list[Path]):
+    """run(paths), leaving out each cited file the tool cannot read (the error names it), as a user would pass only
+    files it reads."""
     from kernel_profiler.errors import UnknownFormat
 
     while True:
         try:
-            return critique_text(text, paths)
+            return run(paths)
         except UnknownFormat as e:
             rest = [p for p in paths if str(p) != e.path]
             if len(rest) == len(paths):
                 raise
             paths = rest
+
+
+def critique_cited(text: str, paths: list[Path]):
+    """The critic's verdict on the files an answer cites (a program's own log, run.log, is read as one)."""
+    return _without_unreadable(lambda ps: critique_text(text, ps), paths)
 
 
 def reviewed_cited(text: str, paths: list[Path], spec: str):
     """The verdict with the model reviewer of `critique --review SPEC` (kernel_profiler.agent.second_opinion) on the
-    files an answer cites that the tool reads."""
+    files an answer cites."""
     from kernel_profiler.agent.second_opinion import reviewed, reviewer
-    from kernel_profiler.artifacts import load_paths
-    from kernel_profiler.errors import UnknownFormat
 
-    while True:
-        try:
-            load_paths(paths)
-            break
-        except UnknownFormat as e:
-            rest = [p for p in paths if str(p) != e.path]
-            if len(rest) == len(paths):
-                raise
-            paths = rest
-    return reviewed(text, [str(p) for p in paths], reviewer(spec), lambda m: print(f"  notice: {m}", file=sys.stderr))
+    model = reviewer(spec)
+    notice = lambda m: print(f"  notice: {m}", file=sys.stderr)  # noqa: E731
+    return _without_unreadable(lambda ps: reviewed(text, [str(p) for p in ps], model, notice), paths)
 
 
 def score(set_name: str, verbose: bool, review: str = "") -> tuple[int, int, int, int, list[str], tuple[int, int]]:

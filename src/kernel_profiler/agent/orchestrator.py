@@ -59,6 +59,7 @@ class LimitsExceeded(KernelProfilerError):
 
 
 REVIEW_SYSTEM = "You review GPU performance diagnoses."
+JSON_REVIEW_SYSTEM = REVIEW_SYSTEM + " Answer with the JSON verdict only."  # the structured-output review request
 
 
 class ReviewVerdict(BaseModel):
@@ -322,7 +323,7 @@ class Orchestrator:
                                                        last_check, unconfirmed))
         self.progress("critic: model review")
         if getattr(self.model, "structured_review", False):
-            turn = self._review(REVIEW_SYSTEM + " Answer with the JSON verdict only.", prompt)
+            turn = self._review(JSON_REVIEW_SYSTEM, prompt)
             data = turn.structured if turn is not None else None
         else:
             spec = ToolSpec(name="verdict", description="Your verdict on the answer.",

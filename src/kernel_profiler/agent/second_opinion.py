@@ -19,7 +19,7 @@ from ..critic import critique_read, parse_answer
 from ..critic.answer import ModelReview, Verdict
 from ..critic.review import review_input
 from ..errors import UsageError
-from .orchestrator import REVIEW_SYSTEM, ReviewVerdict
+from .orchestrator import JSON_REVIEW_SYSTEM, ReviewVerdict
 from .prompts import render
 from .protocol import ModelStopped, ModelUnavailable
 
@@ -49,8 +49,7 @@ def reviewed(text: str, paths: list[str], model, notice: Callable[[str], None]) 
     prompt = render("critic.md.j2", **review_input(QUESTION, parse_answer(text).model_dump(mode="json"), [], results,
                                                    diagnosis, v, unconfirmed))
     try:
-        turn = model.review(REVIEW_SYSTEM + " Answer with the JSON verdict only.", prompt,
-                            ReviewVerdict.model_json_schema())
+        turn = model.review(JSON_REVIEW_SYSTEM, prompt, ReviewVerdict.model_json_schema())
     except (ModelUnavailable, ModelStopped) as e:
         notice(f"the model review did not run ({e}); the checks' verdict stands")
         return v

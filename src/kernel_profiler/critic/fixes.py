@@ -130,6 +130,9 @@ def _library_edit(c: "Context") -> list[str]:
 # a fix that states no measured outcome: a failure of how the answer reads, not of what it claims
 NO_METRIC = "The fix names no metric: say which measured metric should move (e.g. gpu__time_duration.sum)."
 NO_DIRECTION = "The fix gives no direction: say whether the metric should increase or decrease, and by about how much."
+# a fix's metric the reader could not take as a measured effect (critic.grounds: such a refusal is `unconfirmed`)
+UNMEASURED = "is nothing the captures measure"
+A_SETTING = "is a setting of the launch or the build"
 
 
 def _proposed_elsewhere(c: "Context") -> Optional[tuple[str, str]]:
@@ -185,10 +188,10 @@ def check_fix(c: "Context") -> list[str]:
                        f"({own[1]}), toward the roofline.")
     elif _SETTING.search(metric):
         if e is not None and e.id != "near_peak":
-            out.append(f"The fix's metric '{metric}' is a setting of the launch or the build, the change itself, not "
+            out.append(f"The fix's metric '{metric}' {A_SETTING}, the change itself, not "
                        f"a measured effect of fixing {what}: name what it moves (kernel time, the cause's counter).")
     elif not _real(c, metric):
-        out.append(f"The fix's metric '{metric}' is nothing the captures measure: name a measured metric (kernel or "
+        out.append(f"The fix's metric '{metric}' {UNMEASURED}: name a measured metric (kernel or "
                    f"step time, GPU busy fraction, a profiler counter).")
     else:
         toward = metric_direction(metric)

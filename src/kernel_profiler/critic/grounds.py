@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
-from .fixes import NO_DIRECTION, NO_METRIC
+from .fixes import A_SETTING, NO_DIRECTION, NO_METRIC, UNMEASURED
 from .number_check import UNBOUND
 
 Grounds = Literal["contradicted", "unconfirmed"]
@@ -27,8 +27,8 @@ _READING_CHECKS = frozenset({"parts", "not_a_dump", "mechanism"})
 _UNBOUND_NUMBER = re.compile(r"^The (?:number|bound) '[^']*' in the \w+ \('.*'\) (?:" + "|".join(map(re.escape, UNBOUND)) +
                              ")", re.S)
 # the fix check's reasons that say what the reader did not find in the fix
-_UNREAD_FIX = re.compile(re.escape(NO_METRIC) + "|" + re.escape(NO_DIRECTION) + r"|^The fix's metric '[^']*' is "
-                         r"(?:nothing the captures measure|a setting of the launch or the build)")
+_UNREAD_FIX = re.compile(re.escape(NO_METRIC) + "|" + re.escape(NO_DIRECTION) + r"|^The fix's metric '[^']*' (?:" +
+                         re.escape(UNMEASURED) + "|" + re.escape(A_SETTING) + ")")
 
 
 # what `critique` prints after REJECT
